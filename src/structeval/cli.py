@@ -1,0 +1,53 @@
+"""``python -m structeval``: solve or score FrameCalc models from the shell.
+
+Exit codes: 0 success, 2 the input is invalid or describes a mechanism (message
+on stderr), 1 an unexpected failure of the tool itself.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .model.errors import StructEvalError
+
+
+def _read_json(path: str) -> Any:
+    try:
+        text = Path(path).read_text(encoding="utf-8") if path != "-" else sys.stdin.read()
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {path}: {exc.strerror}") from None
+    return text
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """StructuralEval tools: solve and score FrameCalc JSON models."""
+
+
+@main.command()
+@click.argument("model_path", metavar="MODEL.json")
+@click.option("--samples", default=11, show_default=True, type=click.IntRange(2, 10000),
+              help="Samples per stretch of a link between concentrated loads.")
+@click.option("--springs", is_flag=True,
+              help="Model supports as 1e12 springs, like the original FrameCalc solver.")
+@click.option("--indent", default=2, show_default=True, type=click.IntRange(0, 8))
+def solve(model_path: str, samples: int, springs: bool, indent: int) -> None:
+    """Solve MODEL.json ('-' for stdin) and print reactions, N/V/M samples, max |M|."""
+    from .api import solve as solve_model
+
+    try:
+        result = solve_model(_read_json(model_path), samples_per_segment=samples,
+                             spring=1e12 if springs else 0.0)
+    except StructEvalError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    click.echo(json.dumps(result, indent=indent or None))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""Model → kernel → per-case solutions, or a typed reason why there is none."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..model.errors import StructEvalError
+from ..model.types import Load, Model
+from .abi import (
+    ST_BAD_INPUT,
+    ST_MECHANISM,
+    ST_NO_MEMORY,
+    ST_OK,
+    STATUS_NAMES,
+    pack,
+    unpack_cases,
+    unpack_modes,
+)
+from .problem import FEProblem, compile_model
+from .results import CaseSolution
+from .wasm import Kernel, SolverError, default_kernel
+
+MOVING = 1e-6  # share of a free motion's largest component that still counts as moving
+
+
+class MechanismError(StructEvalError):
+    """The structure can move without resistance; ``motions`` says how."""
+
+    def __init__(self, model: Model, count: int, modes: list[np.ndarray]):
+        self.count = count
+        self.motions = [_describe_mode(model, mode) for mode in modes]
+        self.moving_points = sorted({pid for m in self.motions for pid in m["points"]})
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        plural = "s" if self.count != 1 else ""
+        parts = [f"mechanism: the structure is not stable, it can move without resistance "
+                 f"({self.count} independent free motion{plural})"]
+        for i, motion in enumerate(self.motions[:3], start=1):
+            parts.append(f"free motion {i}: {motion['text']}")
+        return "; ".join(parts)
+
+
+def _describe_mode(model: Model, mode: np.ndarray) -> dict[str, object]:
+    trans = np.hypot(mode[:, 0], mode[:, 1])
+    rot = np.abs(mode[:, 2])
+    if trans.max() > 0:
+        moving = np.flatnonzero(trans > MOVING * trans.max())
+        ids = [model.points[i].id for i in moving]
+        lead = int(moving[np.argmax(trans[moving])])
+        dx, dy = mode[lead, :2] / trans[lead]
+        shown = ", ".join(ids[:8]) + (f" and {len(ids) - 8} more" if len(ids) > 8 else "")
+        text = (f"point{'s' if len(ids) > 1 else ''} {shown} can move "
+                f"(point {model.points[lead].id} along ({dx:.2f}, {dy:.2f}))")
+        return {"points": ids, "text": text, "kind": "translation"}
+    moving = np.flatnonzero(rot > MOVING * rot.max()) if rot.max() > 0 else np.array([], int)
+    ids = [model.points[i].id for i in moving]
+    text = (f"point{'s' if len(ids) > 1 else ''} {', '.join(ids)} can rotate freely: every link "
+            "end there is hinged, so a couple on it cannot be resisted")
+    return {"points": ids, "text": text, "kind": "rotation"}
+
+
+def run_problem(problem: FEProblem, model: Model, kernel: Kernel | None = None,
+                ) -> list[CaseSolution]:
+    kernel = kernel or default_kernel()
+    out = kernel.run(pack(problem))
+    status = int(out[0])
+    if status == ST_MECHANISM:
+        count, modes = unpack_modes(out, len(problem.nodes))
+        raise MechanismError(model, count, modes)
+    if status == ST_BAD_INPUT:
+        raise SolverError(f"solver rejected the numeric input (detail {out[2]:g})")
+    if status == ST_NO_MEMORY:
+        raise SolverError("model too large for the solver's memory cap")
+    if status != ST_OK:
+        raise SolverError(f"solver failed: {STATUS_NAMES.get(status, status)}")
+    lengths = np.hypot(*(problem.nodes[problem.elems[:, 1].astype(int)]
+                         - problem.nodes[problem.elems[:, 0].astype(int)]).T)
+    return [CaseSolution(model, raw, lengths) for raw in unpack_cases(out, problem)]
+
+
+def analyze(model: Model, cases: Sequence[Sequence[Load]] | None = None, *, spring: float = 0.0,
+            kernel: Kernel | None = None) -> list[CaseSolution]:
+    """Solve ``model`` for each load case (default: its own loads) with one factorisation.
+
+    ``spring`` > 0 models supports as FrameCalc's linear springs (1e12 reproduces the
+    original's values to round-off); 0 uses exact constraints.
+    """
+    return run_problem(compile_model(model, cases, spring=spring), model, kernel)

@@ -1,0 +1,113 @@
+"""Solutions of one load case: reactions as FrameCalc reports them, exact internal forces.
+
+Internal forces come from the kernel as polynomials per piece between load
+positions, so any station can be evaluated exactly (both sides of a jump), and
+sampling for display is a presentation choice, not an approximation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from ..model.types import Model
+from .abi import RawCase
+from .problem import REACTION_TYPES
+
+
+@dataclass(frozen=True)
+class Reaction:
+    at_id: str
+    type: str  # "ux" | "uy" | "rz" | "normal"
+    value: float
+
+    def to_json(self) -> dict[str, object]:
+        return {"atId": self.at_id, "type": self.type, "value": self.value}
+
+
+@dataclass(frozen=True)
+class CaseSolution:
+    model: Model
+    raw: RawCase
+    lengths: np.ndarray = field(repr=False)
+
+    @cached_property
+    def reactions(self) -> list[Reaction]:
+        out = []
+        for s, comps in zip(self.model.supports, self.raw.reactions, strict=True):
+            for name, index in REACTION_TYPES[s.kind]:
+                out.append(Reaction(s.id, name, float(comps[index])))
+        return out
+
+    @property
+    def max_abs_moment(self) -> float:
+        return self.raw.max_abs_moment
+
+    @property
+    def max_abs_moment_at(self) -> tuple[str, float]:
+        return self.model.links[self.raw.max_elem].id, self.raw.max_s
+
+    @cached_property
+    def _keys(self) -> np.ndarray:
+        p = self.raw.pieces
+        elem = p[:, 0].astype(np.int64)
+        return elem + 0.5 * p[:, 1] / self.lengths[elem]
+
+    @cached_property
+    def _first_piece(self) -> np.ndarray:
+        elem = self.raw.pieces[:, 0].astype(np.int64)
+        return np.searchsorted(elem, np.arange(len(self.lengths)), side="left")
+
+    def evaluate(self, link_index: np.ndarray, s: np.ndarray, *, side: str = "right",
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(n, v, m) at stations s of links; ``side="left"`` gives the values just before
+        a concentrated load at s, ``"right"`` just past it (FrameCalc's choice)."""
+        li = np.asarray(link_index, dtype=np.int64)
+        s = np.clip(np.asarray(s, dtype=float), 0.0, self.lengths[li])
+        q = li + 0.5 * s / self.lengths[li]
+        idx = np.searchsorted(self._keys, q, side="right" if side == "right" else "left") - 1
+        idx = np.maximum(idx, self._first_piece[li])
+        p = self.raw.pieces[idx]
+        t = s - p[:, 1]
+        n = p[:, 3] + t * (p[:, 4] + t * p[:, 5])
+        v = p[:, 6] + t * (p[:, 7] + t * p[:, 8])
+        m = p[:, 9] + t * (p[:, 10] + t * (p[:, 11] + t * p[:, 12]))
+        return n, v, m
+
+    def link_samples(self, link_index: int, per_piece: int = 11) -> list[dict[str, float]]:
+        """Samples along one link: ``per_piece`` per stretch between loads, and both
+        sides of every jump (the later entry is the value just past the load)."""
+        p = self.raw.pieces
+        rows = p[p[:, 0] == link_index]
+        out: list[dict[str, float]] = []
+        for row in rows:
+            s0, s1 = row[1], row[2]
+            ss = np.linspace(s0, s1, per_piece) if s1 > s0 else np.array([s0])
+            t = ss - s0
+            n = row[3] + t * (row[4] + t * row[5])
+            v = row[6] + t * (row[7] + t * row[8])
+            m = row[9] + t * (row[10] + t * (row[11] + t * row[12]))
+            for k in range(len(ss)):
+                sample = {"s": float(ss[k]), "n": float(n[k]), "v": float(v[k]), "m": float(m[k])}
+                same = out and out[-1]["s"] == sample["s"] and all(
+                    abs(out[-1][c] - sample[c]) <= 1e-12 * (1 + abs(sample[c])) for c in "nvm")
+                if same:
+                    out[-1] = sample
+                    continue
+                out.append(sample)
+        return out
+
+    def displacements(self) -> list[dict[str, float | None]]:
+        """World displacements; ``rz`` is None at points where every link end is hinged
+        and no support holds the rotation (it is undefined there, FORMAT.md M5)."""
+        rigid = {lk.a for lk in self.model.links if not lk.hinge_a}
+        rigid |= {lk.b for lk in self.model.links if not lk.hinge_b}
+        held = {s.at for s in self.model.supports if s.kind.value in ("fixed", "slider")}
+        out = []
+        for p, (ux, uy, rz) in zip(self.model.points, self.raw.displacements, strict=True):
+            defined = p.id in rigid or p.id in held
+            out.append({"pointId": p.id, "ux": float(ux), "uy": float(uy),
+                        "rz": float(rz) if defined else None})
+        return out

@@ -1,0 +1,177 @@
+"""Bridge to bin/framecalc.wasm: compile once, reuse instances, one call per solve.
+
+Why this shape: a wasmtime call costs ~36 µs and an instantiation ~64 µs, so
+the module is compiled once per process (and the compiled artifact cached on
+disk, keyed by the binary's hash), each thread keeps its own instance (stores
+are not thread-safe), data moves by one memmove each way, and every solve is a
+single exported call. Fuel and a memory cap bound what hostile input can cost;
+any trap becomes a :class:`SolverError` and the instance is discarded.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import tempfile
+import threading
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import wasmtime
+
+from ..model.errors import StructEvalError
+from .abi import ABI_VERSION, HDR_OUT
+
+WASM_PATH = Path(__file__).resolve().parents[3] / "bin" / "framecalc.wasm"
+DEFAULT_FUEL = 4_000_000_000  # wasm instructions; a 5000-member model needs far less
+DEFAULT_MEMORY = 512 * 1024 * 1024  # bytes of linear memory per instance
+PAGE = 65536
+
+
+class SolverError(StructEvalError):
+    """The kernel could not produce an answer (trap, limits, bad numeric input)."""
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("STRUCTEVAL_CACHE") or os.environ.get("XDG_CACHE_HOME")
+    return Path(root) / "structeval" if root else Path.home() / ".cache" / "structeval"
+
+
+def _engine() -> wasmtime.Engine:
+    config = wasmtime.Config()
+    config.consume_fuel = True
+    config.cranelift_opt_level = "speed"
+    return wasmtime.Engine(config)
+
+
+def _load_module(engine: wasmtime.Engine, wasm: bytes) -> wasmtime.Module:
+    """Compiled module, from the on-disk cache when a verified artifact exists.
+
+    A serialized module is trusted machine code to wasmtime, so the cache entry
+    carries the sha256 of its own bytes and is only used when it matches.
+    """
+    key = hashlib.sha256(
+        wasm + f"|{metadata.version('wasmtime')}|{platform.machine()}|fuel".encode()
+    ).hexdigest()[:32]
+    directory = _cache_dir()
+    artifact, digest_file = directory / f"{key}.cwasm", directory / f"{key}.sha256"
+    try:
+        data = artifact.read_bytes()
+        if hashlib.sha256(data).hexdigest() == digest_file.read_text().strip():
+            return wasmtime.Module.deserialize(engine, data)
+    except (OSError, wasmtime.WasmtimeError):
+        pass
+    module = wasmtime.Module(engine, wasm)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        data = module.serialize()
+        for path, payload in ((artifact, data), (digest_file,
+                                                 hashlib.sha256(data).hexdigest().encode())):
+            fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(payload)
+            os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only home only costs the compile time
+    return module
+
+
+class _Instance:
+    """One store + instance, owned by one thread."""
+
+    def __init__(self, engine: wasmtime.Engine, module: wasmtime.Module, memory_limit: int):
+        self.store = wasmtime.Store(engine)
+        self.store.set_limits(memory_size=memory_limit)
+        self.store.set_fuel(10_000_000)
+        instance = wasmtime.Instance(self.store, module, [])
+        exports = instance.exports(self.store)
+        self.memory: wasmtime.Memory = exports["memory"]  # type: ignore[assignment]
+        self.solve_fn: wasmtime.Func = exports["fc_solve"]  # type: ignore[assignment]
+        version = exports["fc_abi_version"](self.store)  # type: ignore[operator]
+        if version != ABI_VERSION:
+            raise SolverError(f"bin/framecalc.wasm speaks ABI {version}, this package "
+                              f"expects {ABI_VERSION}; run tools/build_wasm.py")
+        self.heap_base = int(exports["fc_heap_base"](self.store))  # type: ignore[operator]
+        self.input_at = (self.heap_base + 7) & ~7
+
+    def run(self, data: np.ndarray, fuel: int) -> np.ndarray:
+        nbytes = data.nbytes
+        need = self.input_at + nbytes
+        have = self.memory.data_len(self.store)
+        if need > have:
+            try:
+                self.memory.grow(self.store, (need - have + PAGE - 1) // PAGE)
+            except wasmtime.WasmtimeError as exc:
+                raise SolverError(f"model too large for the solver's memory cap ({exc})") from None
+        base = ctypes.addressof(self.memory.data_ptr(self.store).contents)
+        ctypes.memmove(base + self.input_at, data.ctypes.data, nbytes)
+        self.store.set_fuel(fuel)
+        offset = self.solve_fn(self.store, self.input_at, len(data))
+        if offset < 0:
+            raise SolverError(f"solver rejected the call (status {-offset})")
+        base = ctypes.addressof(self.memory.data_ptr(self.store).contents)  # may have moved
+        limit = self.memory.data_len(self.store)
+        header = np.frombuffer((ctypes.c_double * HDR_OUT).from_address(base + offset),
+                               dtype=np.float64)
+        length = int(header[1])
+        if length < HDR_OUT or offset + 8 * length > limit:
+            raise SolverError("solver returned a malformed output block")
+        return np.array((ctypes.c_double * length).from_address(base + offset), dtype=np.float64)
+
+
+class Kernel:
+    """Process-wide access to the compiled kernel; thread-safe."""
+
+    def __init__(self, wasm_path: Path = WASM_PATH, *, fuel: int = DEFAULT_FUEL,
+                 memory_limit: int = DEFAULT_MEMORY):
+        try:
+            wasm = Path(wasm_path).read_bytes()
+        except OSError as exc:
+            raise SolverError(f"cannot read the solver module {wasm_path}: {exc}; "
+                              "run tools/build_wasm.py") from None
+        self.fuel = fuel
+        self.memory_limit = memory_limit
+        self.engine = _engine()
+        self.module = _load_module(self.engine, wasm)
+        self._local = threading.local()
+
+    def _instance(self) -> _Instance:
+        inst = getattr(self._local, "instance", None)
+        if inst is None:
+            inst = _Instance(self.engine, self.module, self.memory_limit)
+            self._local.instance = inst
+        return inst
+
+    def run(self, data: np.ndarray) -> np.ndarray:
+        """Raw call: packed input → output block. Never raises anything but SolverError."""
+        data = np.ascontiguousarray(data, dtype=np.float64)
+        try:
+            return self._instance().run(data, self.fuel)
+        except SolverError:
+            self._local.instance = None
+            raise
+        except wasmtime.Trap as exc:
+            self._local.instance = None
+            message = str(exc).splitlines()[0] if str(exc) else "trap"
+            if "fuel" in str(exc).lower():
+                message = "ran out of its instruction budget (model too large or too complex)"
+            raise SolverError(f"solver stopped: {message}") from None
+        except (wasmtime.WasmtimeError, OverflowError, ValueError) as exc:
+            self._local.instance = None
+            raise SolverError(f"solver failed: {str(exc).splitlines()[0]}") from None
+
+
+_default: Kernel | None = None
+_default_lock = threading.Lock()
+
+
+def default_kernel() -> Kernel:
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = Kernel()
+    return _default

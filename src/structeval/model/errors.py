@@ -1,0 +1,38 @@
+"""Validation outcome for untrusted FrameCalc JSON.
+
+A model written by a VLM is feedback material: every problem must name the JSON
+path it concerns and say how to fix it, and all problems are reported at once so
+a repair round can fix them together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Issue:
+    path: str  # JSON path such as ``links[2].b`` or ``$`` for the document
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class StructEvalError(Exception):
+    """Base of every typed failure the package reports instead of crashing."""
+
+
+class ModelError(StructEvalError):
+    """The model is not a valid FrameCalc structure."""
+
+    def __init__(self, issues: list[Issue]):
+        self.issues = list(issues)
+        super().__init__(self.describe())
+
+    def describe(self, limit: int = 20) -> str:
+        lines = [str(i) for i in self.issues[:limit]]
+        more = len(self.issues) - limit
+        if more > 0:
+            lines.append(f"... and {more} more problem(s)")
+        return "invalid FrameCalc model:\n  " + "\n  ".join(lines)

@@ -1,0 +1,43 @@
+"""Shared fixtures: where the repository and the FrameCalc reference material live."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _shared_candidates() -> list[Path]:
+    found = []
+    if os.environ.get("STRUCTEVAL_SHARED"):
+        found.append(Path(os.environ["STRUCTEVAL_SHARED"]))
+    found.append(ROOT.parent / "shared")
+    # A CI clone lives elsewhere; its origin is the main checkout, beside ../shared.
+    try:
+        origin = subprocess.run(["git", "config", "--get", "remote.origin.url"], cwd=ROOT,
+                                capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        origin = ""
+    if origin and "://" not in origin:
+        found.append(Path(origin).resolve().parent / "shared")
+    return found
+
+
+def shared_dir() -> Path | None:
+    for candidate in _shared_candidates():
+        if (candidate / "framecalc" / "FORMAT.md").is_file():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def conformance_dir() -> Path:
+    shared = shared_dir()
+    if shared is None:
+        pytest.skip("../shared/framecalc (FrameCalc reference material) is not available here; "
+                    "set STRUCTEVAL_SHARED to its parent folder to run these tests")
+    return shared / "framecalc" / "conformance"
