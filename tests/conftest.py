@@ -41,3 +41,14 @@ def conformance_dir() -> Path:
         pytest.skip("../shared/framecalc (FrameCalc reference material) is not available here; "
                     "set STRUCTEVAL_SHARED to its parent folder to run these tests")
     return shared / "framecalc" / "conformance"
+
+
+# Reports that tests want shown in the terminal summary (e.g. the scorer's confusion matrix).
+REPORTS: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
+    for text in REPORTS:
+        terminalreporter.write_line("")
+        for line in text.splitlines():
+            terminalreporter.write_line(line)

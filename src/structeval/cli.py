@@ -49,5 +49,34 @@ def solve(model_path: str, samples: int, springs: bool, indent: int) -> None:
     click.echo(json.dumps(result, indent=indent or None))
 
 
+@main.command()
+@click.argument("gt_path", metavar="GT.json")
+@click.argument("candidate_path", metavar="CANDIDATE.json")
+@click.option("--tolerance", default=0.02, show_default=True, type=click.FloatRange(min=1e-9),
+              help="Relative tolerance of every comparison (absolute floor: a quarter of it "
+                   "times the problem's scale).")
+@click.option("--indent", default=2, show_default=True, type=click.IntRange(0, 8))
+def score(gt_path: str, candidate_path: str, tolerance: float, indent: int) -> None:
+    """Grade CANDIDATE.json against the ground truth GT.json (ratio, stage, feedback).
+
+    An invalid candidate is a verdict (stage "invalid"), not an error; an invalid or
+    unstable ground truth exits 2.
+    """
+    from .model import parse_model
+    from .scoring import score as score_models
+
+    try:
+        gt = parse_model(_read_json(gt_path))
+    except StructEvalError as exc:
+        click.echo(f"ground truth {gt_path}: {exc}", err=True)
+        sys.exit(2)
+    try:
+        verdict = score_models(gt, _read_json(candidate_path), tolerance=tolerance)
+    except StructEvalError as exc:
+        click.echo(f"ground truth {gt_path} cannot be graded against: {exc}", err=True)
+        sys.exit(2)
+    click.echo(json.dumps(verdict.to_json(), indent=indent or None))
+
+
 if __name__ == "__main__":
     main()

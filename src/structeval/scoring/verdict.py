@@ -1,0 +1,28 @@
+"""The outcome of grading one answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Credit for the stage an answer fails at ("perfect" = fails nowhere).
+CREDIT = {"perfect": 1.0, "loads": 0.75, "releases": 0.5, "supports": 0.25, "geometry": 0.0,
+          "invalid": 0.0}
+STAGE_LABEL = {"geometry": "Geometry", "supports": "Supports", "releases": "Hinges (releases)",
+               "loads": "Loads", "invalid": "Invalid model", "perfect": "Correct"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ratio: float
+    stage: str  # "perfect" | "loads" | "releases" | "supports" | "geometry" | "invalid"
+    message: str  # feedback for a repair round: failing stage and where, no ground-truth values
+    checks: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def at(cls, stage: str, message: str, checks: dict[str, Any]) -> Verdict:
+        return cls(CREDIT[stage], stage, message, checks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ratio": self.ratio, "stage": self.stage, "message": self.message,
+                "checks": self.checks}
