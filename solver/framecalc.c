@@ -53,6 +53,17 @@ enum { LOAD_FORCE = 1, LOAD_COUPLE = 2, LOAD_DISTRIBUTED = 3 };
 
 /* A pivot below this share of its node's stiffness scale means a mechanism. */
 #define PIVOT_TOL 1e-12
+/*
+ * Round-off in the Schur complement scales with the stiffest members, so a true
+ * mechanism of a structure mixing stiff axial and soft bending terms can leave a
+ * pivot of 1e-11 of its node's scale (measured), above PIVOT_TOL. When any pivot
+ * is below SUSPECT_TOL the structure's kinematics are checked on a stiffness
+ * matrix with the same null space but every member equally stiff (unit axial and
+ * bending terms); there a mechanism leaves pivots near 1e-15 while stable
+ * structures keep ratios of order 1e-3 or more, and KINEMATIC_TOL splits them.
+ */
+#define SUSPECT_TOL 1e-6
+#define KINEMATIC_TOL 1e-9
 /* Load positions closer than this share of the length are the same place. */
 #define POS_TOL 1e-9
 
@@ -130,6 +141,7 @@ typedef struct {
     double *sky;
     int *flagged;   /* equations whose pivot vanished (mechanism) */
     int n_flagged;
+    double min_ratio; /* smallest pivot / scale seen by the last factorisation */
 } Ctx;
 
 /* ----------------------------------------------------- element stiffness */
@@ -525,18 +537,35 @@ static double *sky_at(Ctx *cx, int i, int j) { /* i <= j */
     return &cx->sky[cx->colptr[j] + (i - cx->first[j])];
 }
 
-static void assemble(Ctx *cx) {
+/*
+ * Assemble the stiffness matrix into cx->sky and the pivot scales into cx->scale.
+ * With `unit_members` every member gets E = 1, A = L, I = L/4 (axial EA/L = 1,
+ * end rotation 4EI/L = 1) and every support spring stiffness 1: the same null
+ * space as the real matrix, without its stiffness contrasts (see SUSPECT_TOL).
+ */
+static void assemble(Ctx *cx, int unit_members) {
     int N = cx->n_nodes;
+    double spring = unit_members ? 1.0 : cx->spring;
     for (int i = 0; i < 3 * N; i++) cx->scale[i] = 0.0;
     for (int ei = 0; ei < cx->n_elems; ei++) {
         Elem *e = &cx->el[ei];
-        double T[36], KT[36], Kg[36];
+        double T[36], KT[36], Kg[36], ku[36];
+        const double *k = e->k;
+        if (unit_members) {
+            Elem unit = *e;
+            unit.E = 1.0;
+            unit.A = e->L;
+            unit.I = 0.25 * e->L;
+            elem_local_stiffness(&unit, ku);
+            condense(&unit, ku, 0);
+            k = ku;
+        }
         elem_transform(cx, e, T);
         /* Kg = T^T k T */
         for (int i = 0; i < 6; i++)
             for (int j = 0; j < 6; j++) {
                 double s = 0.0;
-                for (int m = 0; m < 6; m++) s += e->k[i * 6 + m] * T[m * 6 + j];
+                for (int m = 0; m < 6; m++) s += k[i * 6 + m] * T[m * 6 + j];
                 KT[i * 6 + j] = s;
             }
         for (int i = 0; i < 6; i++)
@@ -570,8 +599,8 @@ static void assemble(Ctx *cx) {
         for (int d = 0; d < 3; d++) {
             if (!((cx->sup[si].mask >> d) & 1)) continue;
             int q = cx->dof[3 * node + d];
-            *sky_at(cx, q, q) += cx->spring;
-            cx->scale[3 * node + d] += cx->spring;
+            *sky_at(cx, q, q) += spring;
+            cx->scale[3 * node + d] += spring;
         }
     }
 }
@@ -588,11 +617,12 @@ static void eq_owner(const Ctx *cx, int *owner) {
  * scale, which is the same as adding a support spring there; the flagged
  * equations later yield the mechanism's free motions.
  */
-static int factor(Ctx *cx, const int *owner) {
+static int factor(Ctx *cx, const int *owner, double tol) {
     int n = cx->neq;
     cx->flagged = arena_alloc((size_t)n, sizeof(int));
     if (!cx->flagged) return ST_NO_MEMORY;
     cx->n_flagged = 0;
+    cx->min_ratio = 1.0;
     double *a = cx->sky;
     for (int j = 0; j < n; j++) {
         int fj = cx->first[j];
@@ -614,7 +644,8 @@ static int factor(Ctx *cx, const int *owner) {
         }
         double scale = cx->scale[owner[j]];
         if (!(scale > 0.0)) scale = 1.0;
-        if (!(d > PIVOT_TOL * scale)) {
+        if (d < cx->min_ratio * scale) cx->min_ratio = d / scale;
+        if (!(d > tol * scale)) {
             cx->flagged[cx->n_flagged++] = j;
             d = scale;
         }
@@ -640,6 +671,33 @@ static void substitute(const Ctx *cx, double *x) {
         double xj = x[j];
         for (int i = fj; i < j; i++) x[i] -= colj[i] * xj;
     }
+}
+
+/*
+ * Second opinion on a suspiciously small pivot (SUSPECT_TOL): factor the unit-member
+ * matrix. If it is singular, the structure is a mechanism and its factor (which
+ * report_mechanism uses for the free motions) replaces the real one; otherwise the
+ * real factor stands and the small pivot was a genuinely soft direction.
+ */
+static int check_kinematics(Ctx *cx, const int *owner) {
+    double *real_sky = cx->sky, *real_scale = cx->scale;
+    int *real_flagged = cx->flagged;
+    double real_ratio = cx->min_ratio;
+    size_t total = (size_t)cx->colptr[cx->neq];
+    cx->sky = arena_alloc(total, sizeof(double));
+    cx->scale = arena_alloc((size_t)3 * cx->n_nodes, sizeof(double));
+    if (!cx->sky || !cx->scale) return ST_NO_MEMORY;
+    zero(cx->sky, total);
+    assemble(cx, 1);
+    int st = factor(cx, owner, KINEMATIC_TOL);
+    if (st) return st;
+    if (cx->n_flagged > 0) return ST_OK;
+    cx->sky = real_sky;
+    cx->scale = real_scale;
+    cx->flagged = real_flagged;
+    cx->n_flagged = 0;
+    cx->min_ratio = real_ratio;
+    return ST_OK;
 }
 
 /* ------------------------------------------------------------ loads */
@@ -909,7 +967,10 @@ static int solve_all(Ctx *cx) {
             double eb = -1.0, es = 0.0;
             for (int k = 0; k < np; k++) {
                 const Piece *p = &pieces[k];
-                piece_max(p, &eb, &es);
+                /* The closing piece is the state past the loads at s = L: the action on
+                 * node B, not a section of the link (at s = 0 the node's side is not
+                 * counted either), so |m| there is not the link's moment. */
+                if (k < np - 1) piece_max(p, &eb, &es);
                 double *r = pw + (size_t)count * REC_PIECE;
                 r[0] = ei; r[1] = p->s0; r[2] = p->s1;
                 for (int t = 0; t < 3; t++) { r[3 + t] = p->n[t]; r[6 + t] = p->v[t]; }
@@ -1028,9 +1089,13 @@ __attribute__((export_name("fc_solve"))) int fc_solve(int in_off, int n_in) {
     int *owner = arena_alloc((size_t)(cx.neq > 0 ? cx.neq : 1), sizeof(int));
     if (!owner) return fail(after, ST_NO_MEMORY, 0);
     eq_owner(&cx, owner);
-    assemble(&cx);
-    st = factor(&cx, owner);
+    assemble(&cx, 0);
+    st = factor(&cx, owner, PIVOT_TOL);
     if (st) return fail(after, st, 0);
+    if (cx.n_flagged == 0 && cx.min_ratio < SUSPECT_TOL) {
+        st = check_kinematics(&cx, owner);
+        if (st) return fail(after, st, 0);
+    }
     /* free rotations with a couple on them (any case) */
     int *free_rot = arena_alloc((size_t)cx.n_nodes, sizeof(int));
     if (!free_rot) return fail(after, ST_NO_MEMORY, 0);

@@ -63,7 +63,12 @@ class CaseSolution:
     def evaluate(self, link_index: np.ndarray, s: np.ndarray, *, side: str = "right",
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(n, v, m) at stations s of links; ``side="left"`` gives the values just before
-        a concentrated load at s, ``"right"`` just past it (FrameCalc's choice)."""
+        a concentrated load at s, ``"right"`` just past it (FrameCalc's choice).
+
+        The ends are symmetric, so swapping a link's a and b maps ``right`` at s to
+        ``left`` at L − s: past loads exactly at s = L is the action on node B, and
+        before loads exactly at s = 0 is the action of node A (its end force).
+        """
         li = np.asarray(link_index, dtype=np.int64)
         s = np.clip(np.asarray(s, dtype=float), 0.0, self.lengths[li])
         q = li + 0.5 * s / self.lengths[li]
@@ -74,13 +79,21 @@ class CaseSolution:
         n = p[:, 3] + t * (p[:, 4] + t * p[:, 5])
         v = p[:, 6] + t * (p[:, 7] + t * p[:, 8])
         m = p[:, 9] + t * (p[:, 10] + t * (p[:, 11] + t * p[:, 12]))
+        if side != "right":
+            at_a = s == 0.0
+            if at_a.any():
+                ends = self.raw.end_forces[li[at_a]]
+                n[at_a], v[at_a], m[at_a] = ends[:, 0], ends[:, 1], ends[:, 2]
         return n, v, m
 
     def link_samples(self, link_index: int, per_piece: int = 11) -> list[dict[str, float]]:
         """Samples along one link: ``per_piece`` per stretch between loads, and both
-        sides of every jump (the later entry is the value just past the load)."""
+        sides of every jump inside it (the later entry is the value just past the load).
+        Sections only: loads exactly at an end act on that end, so the state past
+        loads at s = L (the action on node B) is not a sample, as the state before
+        loads at s = 0 is not."""
         p = self.raw.pieces
-        rows = p[p[:, 0] == link_index]
+        rows = p[(p[:, 0] == link_index) & (p[:, 2] > p[:, 1])]
         out: list[dict[str, float]] = []
         for row in rows:
             s0, s1 = row[1], row[2]
