@@ -1,0 +1,85 @@
+"""Assemble structures on the 0.5 m drawing grid with the default section.
+
+Every generated and hand-authored problem is built here, so the conventions a
+reader of the drawing relies on hold everywhere: coordinates on the grid, one
+point per place, ids in creation order (P1, L1, S1, LD1), E/A/Iz written
+explicitly with the project's default section (the picture shows no section).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+
+from ..model import DEFAULT_A, DEFAULT_E, DEFAULT_IZ
+from ..model.types import Link, Load, Model, Point, Support, SupportKind
+
+GRID = 0.5
+
+
+def on_grid(value: float) -> bool:
+    return math.isclose(value / GRID, round(value / GRID), abs_tol=1e-9)
+
+
+class ModelBuilder:
+    """Mutable scratchpad producing an immutable :class:`Model`."""
+
+    def __init__(self) -> None:
+        self._points: list[Point] = []
+        self._at: dict[tuple[float, float], str] = {}
+        self._links: list[Link] = []
+        self._supports: list[Support] = []
+
+    def point(self, x: float, y: float) -> str:
+        """Id of the point at (x, y), created on first use."""
+        if not (on_grid(x) and on_grid(y)):
+            raise ValueError(f"point ({x}, {y}) is off the {GRID} m grid")
+        key = (round(x / GRID) * GRID + 0.0, round(y / GRID) * GRID + 0.0)
+        pid = self._at.get(key)
+        if pid is None:
+            pid = f"P{len(self._points) + 1}"
+            self._points.append(Point(pid, *key))
+            self._at[key] = pid
+        return pid
+
+    def link(self, a: str, b: str, *, hinge_a: bool = False, hinge_b: bool = False) -> str:
+        lid = f"L{len(self._links) + 1}"
+        self._links.append(Link(lid, a, b, DEFAULT_E, DEFAULT_A, DEFAULT_IZ, hinge_a, hinge_b))
+        return lid
+
+    def bar(self, a: str, b: str) -> str:
+        """A pin-jointed truss member: hinged at both ends."""
+        return self.link(a, b, hinge_a=True, hinge_b=True)
+
+    def polyline(self, xys: list[tuple[float, float]]) -> list[str]:
+        """Rigidly joined links through the given places, in order."""
+        ids = [self.point(x, y) for x, y in xys]
+        return [self.link(p, q) for p, q in itertools.pairwise(ids)]
+
+    def support(self, pid: str, kind: SupportKind | str, angle_deg: float = 0.0) -> str:
+        sid = f"S{len(self._supports) + 1}"
+        self._supports.append(Support(sid, pid, SupportKind(kind), float(angle_deg)))
+        return sid
+
+    def hinge_end_at(self, lid: str, pid: str) -> None:
+        """Release the moment at the end of link ``lid`` that sits on point ``pid``."""
+        for i, lk in enumerate(self._links):
+            if lk.id == lid:
+                if pid not in (lk.a, lk.b):
+                    raise ValueError(f"link {lid} does not end at {pid}")
+                self._links[i] = Link(lk.id, lk.a, lk.b, lk.E, lk.A, lk.Iz,
+                                      lk.hinge_a or lk.a == pid, lk.hinge_b or lk.b == pid)
+                return
+        raise KeyError(lid)
+
+    def links_at(self, pid: str) -> list[str]:
+        return [lk.id for lk in self._links if pid in (lk.a, lk.b)]
+
+    def build(self, loads: tuple[Load, ...] = ()) -> Model:
+        return Model(tuple(self._points), tuple(self._links), tuple(self._supports), loads)
+
+
+def renumber_loads(loads: list[Load]) -> tuple[Load, ...]:
+    """Load ids LD1, LD2, … in list order (the generator builds loads before naming them)."""
+    return tuple(replace(ld, id=f"LD{i}") for i, ld in enumerate(loads, start=1))

@@ -1,0 +1,155 @@
+"""Load the benchmark's tasks, refusing any dataset that is unsafe, stale or incomplete.
+
+A meta is untrusted input: its id and image name become paths only after they
+passed :func:`paths.is_safe_name` and resolve inside ``data/``. A ground truth
+whose recorded sha256 no longer matches its raw model was computed for a
+different problem, so grading against it would be silently wrong; the loader
+stops and says which command refreshes it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..model.types import Model
+from .errors import DatasetError
+from .paths import (
+    CATEGORIES,
+    DATA_DIR,
+    DIFFICULTIES,
+    META_DIR,
+    RAW_DIR,
+    image_path,
+    inside,
+    is_safe_name,
+    raw_path,
+)
+from .rawfile import read_raw
+
+REFRESH = "run `python tools/generate_gt.py` to recompute the ground truth"
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    category: str
+    difficulty: int
+    split: str
+    image_path: Path
+    model: Model = field(repr=False)
+    meta: dict[str, Any] = field(repr=False)
+    notes: str = ""
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    try:
+        meta = json.loads(path.read_bytes())
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read ({exc.strerror})") from None
+    except (ValueError, RecursionError) as exc:
+        raise DatasetError(f"{path}: not valid JSON ({exc}); {REFRESH}") from None
+    if not isinstance(meta, dict):
+        raise DatasetError(f"{path}: a ground-truth meta must be a JSON object; {REFRESH}")
+    problems = []
+    if not is_safe_name(meta.get("id")) or meta.get("id") != path.stem:
+        problems.append(f"id {meta.get('id')!r} must be a plain name equal to the file name "
+                        f"{path.stem!r} (ids may not contain paths)")
+    if not is_safe_name(meta.get("image_filename")):
+        problems.append(f"image_filename {meta.get('image_filename')!r} must be a plain file "
+                        "name inside data/images (no folders, no '..')")
+    if meta.get("category") not in CATEGORIES:
+        problems.append(f"category {meta.get('category')!r} is not one of {', '.join(CATEGORIES)}")
+    level = meta.get("difficulty")
+    if isinstance(level, bool) or level not in DIFFICULTIES:
+        problems.append(f"difficulty {level!r} is not an integer 1-5")
+    if not isinstance(meta.get("split"), str):
+        problems.append("split is missing")
+    if not isinstance(meta.get("notes", ""), str):
+        problems.append("notes must be a string")
+    if not isinstance(meta.get("solution"), dict):
+        problems.append("solution is missing")
+    if problems:
+        raise DatasetError([f"{path}: {p}" for p in problems])
+    return meta
+
+
+def _matches(meta: dict[str, Any], split: str | None, categories: Sequence[str] | None,
+             difficulties: Sequence[int] | None, id_filter: str | None) -> bool:
+    if split is not None and meta["split"] != split:
+        return False
+    if categories is not None and meta["category"] not in categories:
+        return False
+    if difficulties is not None and meta["difficulty"] not in difficulties:
+        return False
+    if id_filter:
+        pattern = id_filter if any(c in id_filter for c in "*?[") else f"*{id_filter}*"
+        return fnmatch.fnmatchcase(meta["id"], pattern)
+    return True
+
+
+def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any]) -> Task:
+    pid = meta["id"]
+    image = image_path(data_dir, meta["image_filename"])
+    if not inside(data_dir, image):
+        raise DatasetError(f"{meta_file}: image {meta['image_filename']!r} resolves outside "
+                           f"{data_dir}")
+    if not image.is_file():
+        raise DatasetError(f"{meta_file}: image {image} is missing (render it with "
+                           "`python tools/synthesize.py --render-missing`)")
+    raw = raw_path(data_dir, pid)
+    if not inside(data_dir, raw):
+        raise DatasetError(f"{meta_file}: raw model of {pid!r} resolves outside {data_dir}")
+    if not raw.is_file():
+        raise DatasetError(f"{meta_file}: raw model {raw} is missing; restore it, or {REFRESH} "
+                           "(it removes ground truth without a raw model)")
+    if meta.get("raw_model", f"{RAW_DIR}/{raw.name}") != f"{RAW_DIR}/{raw.name}":
+        raise DatasetError(f"{meta_file}: raw_model {meta.get('raw_model')!r} must be "
+                           f"{RAW_DIR}/{raw.name}: a meta may not point at other files")
+    data, block, model = read_raw(raw)
+    if hashlib.sha256(data).hexdigest() != meta.get("raw_model_sha256"):
+        raise DatasetError(f"{meta_file}: stale ground truth: {raw.name} changed since the ground "
+                           f"truth was computed (sha256 differs); {REFRESH}")
+    for key, value in (("category", block["category"]), ("split", block["split"]),
+                       ("image_filename", block["image"]["file"])):
+        if meta.get(key) != value:
+            raise DatasetError(f"{meta_file}: {key} {meta.get(key)!r} disagrees with the raw "
+                               f"model's {value!r}; {REFRESH}")
+    return Task(pid, meta["category"], int(meta["difficulty"]), meta["split"], image, model,
+                meta, meta.get("notes", ""))
+
+
+def load_tasks(data_dir: Path = DATA_DIR, *, split: str | None = None,
+               categories: Sequence[str] | None = None,
+               difficulties: Sequence[int] | None = None,
+               id_filter: str | None = None) -> list[Task]:
+    """Every task that passes the filters, sorted by id, or one DatasetError listing all faults.
+
+    ``id_filter`` is a glob (``beam-*``) or, without wildcards, a substring of the id.
+    """
+    data_dir = Path(data_dir)
+    meta_dir = data_dir / META_DIR
+    if not meta_dir.is_dir():
+        raise DatasetError(f"{meta_dir} does not exist: not a StructuralEval data folder")
+    problems: list[str] = []
+    tasks: list[Task] = []
+    metas = sorted(meta_dir.glob("*.json"))
+    for meta_file in metas:
+        try:
+            meta = _read_meta(meta_file)
+            if _matches(meta, split, categories, difficulties, id_filter):
+                tasks.append(_task(data_dir, meta_file, meta))
+        except DatasetError as exc:
+            problems.extend(exc.problems)
+    solved = {m.stem for m in metas}
+    for raw in sorted((data_dir / RAW_DIR).glob("*.json")):
+        if raw.stem not in solved:
+            problems.append(f"{raw}: raw model has no ground truth yet; {REFRESH}")
+    if problems:
+        raise DatasetError(problems)
+    return sorted(tasks, key=lambda t: t.id)

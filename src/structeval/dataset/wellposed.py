@@ -1,0 +1,54 @@
+"""Reject problems a textbook would not pose: mechanisms and near-mechanisms.
+
+A mechanism fails the solve outright. A near-mechanism solves, but its answer
+is dominated by conditioning (three hinges almost in line, a member almost
+parallel to a roller's free direction): reactions far larger than the loads,
+or displacements far beyond what bending of the whole structure could give. The
+factors below are generous for real structures (a cantilever reaches 1/3 of the
+displacement bound, a lever reaction a few times the load) and tiny against
+conditioning blow-ups, which grow without bound as the geometry degenerates.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..fe import MechanismError, SolverError, analyze
+from ..model.geometry import model_scale
+from ..model.types import Model
+from .loadscale import load_scales
+
+REACTION_FACTOR = 12.0  # |reaction| ≤ factor × total load (moments: × size)
+DISPLACEMENT_FACTOR = 10.0  # |u| ≤ factor × (F·size³/EI + F·size/EA)
+MIN_MOMENT_SHARE = 1e-3  # beams and frames must actually bend: max|M| ≥ share × F·size
+
+
+def well_posed(model: Model, *, expect_bending: bool) -> str | None:
+    """None when the problem is fit to ship, else why not."""
+    if not model.loads:
+        return "no loads"
+    try:
+        solution = analyze(model)[0]
+    except MechanismError as exc:
+        return f"mechanism ({exc.count} free motion(s))"
+    except SolverError as exc:
+        return f"solver error: {exc}"
+    force, moment = load_scales(model)
+    size = model_scale(model)
+    if not (force > 0 and math.isfinite(force)):
+        return "loads have no size"
+    for r in solution.reactions:
+        limit = REACTION_FACTOR * (moment if r.type == "rz" else force)
+        if not math.isfinite(r.value) or abs(r.value) > limit:
+            return (f"near-mechanism: reaction {r.at_id}.{r.type} = {r.value:.4g} for loads "
+                    f"of {force:.4g} kN")
+    ei = min(lk.E * lk.Iz for lk in model.links)
+    ea = min(lk.E * lk.A for lk in model.links)
+    bound = DISPLACEMENT_FACTOR * (force * size**3 / ei + force * size / ea)
+    for d in solution.displacements():
+        u = math.hypot(float(d["ux"] or 0.0), float(d["uy"] or 0.0))
+        if not math.isfinite(u) or u > bound:
+            return f"near-mechanism: point {d['pointId']} moves {u:.4g} m (bound {bound:.4g} m)"
+    if expect_bending and not solution.max_abs_moment >= MIN_MOMENT_SHARE * force * size:
+        return "no bending: the loads go straight into the supports"
+    return None
