@@ -1,0 +1,16 @@
+"""Textbook-style drawings of FrameCalc models (Pillow only).
+
+``render_model`` draws a structure as an exam figure; ``render_moment_diagram``
+draws its bending-moment diagram. Both record every drawn thing (``RenderResult
+.layout``) so tests and reports can check and mark what is where.
+"""
+
+from .errors import RenderError
+from .figure import render_model
+from .layout import LayoutItem
+from .moment_diagram import moment_diagram_result, render_moment_diagram
+from .result import RenderResult
+from .styles import SCHEMES, STYLES
+
+__all__ = ["SCHEMES", "STYLES", "LayoutItem", "RenderError", "RenderResult",
+           "moment_diagram_result", "render_model", "render_moment_diagram"]

@@ -1,0 +1,113 @@
+"""Distributed loads as rows of arrows whose lengths follow the intensity.
+
+Arrow tips touch the member and tails lie on the side the load comes from; a
+second load on the same stretch and side is stacked beyond the first instead of
+being drawn over it, and concentrated loads there get arrows long enough to
+clear the rows (``Occupancy``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..model.semantics import distributed_extent, force_direction, link_axis
+from ..model.types import DistributedLoad, Model
+from .arrows import HEAD_LEN, LabelRequest, arrow, fmt_number
+from .scene import LAYER_LOAD, Prim, Scene, Stroke, along
+from .shapes import XY, Shape, polyline_capsules
+
+ROW_HEIGHT = 34.0  # px of the largest intensity
+SPACING = 24.0  # px between arrows
+STACK_GAP = 6.0
+
+
+@dataclass
+class Occupancy:
+    """How far drawn rows reach out from each link, per stretch and side."""
+
+    rows: dict[str, list[tuple[float, float, XY, float]]] = field(default_factory=dict)
+
+    def add(self, link_id: str, s0: float, s1: float, side: XY, reach: float) -> None:
+        self.rows.setdefault(link_id, []).append((s0, s1, side, reach))
+
+    def reach(self, link_id: str, s0: float, s1: float, side: XY, eps: float = 1e-9) -> float:
+        best = 0.0
+        for a, b, d, r in self.rows.get(link_id, []):
+            if a <= s1 + eps and s0 <= b + eps and d[0] * side[0] + d[1] * side[1] > 0.7:
+                best = max(best, r)
+        return best
+
+
+def _figure_dir(v: tuple[float, float]) -> XY:
+    return (v[0], -v[1])
+
+
+def draw_distributed(scene: Scene, model: Model, load: DistributedLoad, occ: Occupancy,
+                     member_gap: float) -> list[LabelRequest]:
+    link = model.link(load.target.id)
+    ex, ey, _ = link_axis(model, link)
+    e = _figure_dir((ex, ey))
+    s0, s1, _ = distributed_extent(model, load)
+    d = _figure_dir(force_direction(model, load))
+    pa = model.point(link.a)
+    a0 = scene.px(pa.x, pa.y)
+    length_px = (s1 - s0) * scene.k
+    count = max(2, round(length_px / SPACING))
+    stations = [s0 + (s1 - s0) * i / count for i in range(count + 1)]
+    ws = [load.w_start + (load.w_end - load.w_start) * i / count for i in range(count + 1)]
+    wmax = max(abs(load.w_start), abs(load.w_end))
+    dominant = 1.0 if (load.w_start + load.w_end) >= 0 else -1.0
+    side = (-d[0] * dominant, -d[1] * dominant)  # where the tails are
+    axial = abs(d[0] * e[1] - d[1] * e[0]) < 0.25
+    if axial:  # a load along the member: a row of short arrows beside it
+        nrm = (-e[1], e[0])
+        side = nrm if nrm[0] * side[0] + nrm[1] * side[1] >= 0 else (-nrm[0], -nrm[1])
+    base = member_gap + occ.reach(link.id, s0, s1, side) + (STACK_GAP if occ.reach(
+        link.id, s0, s1, side) else 0.0)
+    prims: list[tuple[Prim, int]] = []
+    shapes: list[Shape] = []
+    tails: list[XY] = []
+    width = scene.style.line_width
+    for s, w in zip(stations, ws, strict=True):
+        q = along(a0, e, s * scene.k)
+        sign = 1.0 if w >= 0 else -1.0
+        a = (d[0] * sign, d[1] * sign)
+        if axial:
+            mid = along(q, side, base + 8.0)
+            tip, tail = along(mid, a, 7.0), along(mid, a, -7.0)
+        else:
+            tip = along(q, side, base) if sign == dominant else along(q, a, -member_gap)
+            h = ROW_HEIGHT * abs(w) / wmax if wmax > 0 else 0.0
+            tail = along(tip, a, -h)
+        if math.hypot(tip[0] - tail[0], tip[1] - tail[1]) > 1.0:
+            ap, ash = arrow(tail, tip, width, head_len=min(HEAD_LEN, 9.0))
+            prims += ap
+            shapes += ash
+        tails.append(tail)
+    if not axial:
+        prims.append((Stroke(tuple(tails), width, "load"), LAYER_LOAD))
+        shapes += polyline_capsules(tails, width / 2 + 0.5)
+        outer = base + ROW_HEIGHT
+    else:
+        outer = base + 16.0
+    occ.add(link.id, s0, s1, side, outer)
+    scene.add("load", load.id, "load", "row", prims, shapes)
+    return _labels(load, tails, side, e)
+
+
+def _labels(load: DistributedLoad, tails: list[XY], side: XY, e: XY) -> list[LabelRequest]:
+    unit_text = " kN/m"
+    if load.w_start == load.w_end:
+        mid = tails[len(tails) // 2]
+        return [LabelRequest(fmt_number(abs(load.w_start)) + unit_text, "load", load.id, "load",
+                             "value", mid, side)]
+    out = []
+    for value, at, sense, role in ((load.w_start, tails[0], -1.0, "value-start"),
+                                   (load.w_end, tails[-1], 1.0, "value-end")):
+        if value == 0:
+            continue
+        prefer = (side[0] + 0.5 * sense * e[0], side[1] + 0.5 * sense * e[1])
+        out.append(LabelRequest(fmt_number(abs(value)) + unit_text, "load", load.id, "load",
+                                role, at, prefer))
+    return out

@@ -1,0 +1,41 @@
+"""Point letters A, B, C, … in model order, so text and figure can name joints."""
+
+from __future__ import annotations
+
+import string
+
+from ..model.types import Model
+from .members import directions_at
+from .placement import free_direction, place_label
+from .scene import Scene
+from .supports import ground_side
+
+LETTER_RADII = (3.0, 6.0, 10.0, 15.0, 21.0, 28.0, 38.0, 50.0)
+
+
+def letter_names(count: int) -> list[str]:
+    """A … Z, then AA, AB, … (spreadsheet style), never running out."""
+    names = []
+    for i in range(count):
+        name, n = "", i
+        while True:
+            name = string.ascii_uppercase[n % 26] + name
+            n = n // 26 - 1
+            if n < 0:
+                break
+        names.append(name)
+    return names
+
+
+def place_letters(scene: Scene, model: Model) -> dict[str, str]:
+    size = scene.style.sizes["letter"]
+    supported = {s.at: s for s in model.supports}
+    letters: dict[str, str] = {}
+    for name, p in zip(letter_names(len(model.points)), model.points, strict=True):
+        occupied = directions_at(scene, model, p.id)
+        if p.id in supported:
+            occupied.append(ground_side(scene, model, supported[p.id]))
+        place_label(scene, name, size, p.id, "point", "letter", anchor=scene.px(p.x, p.y),
+                    prefer=free_direction(occupied), radii=LETTER_RADII)
+        letters[name] = p.id
+    return letters

@@ -1,0 +1,74 @@
+"""Members as thick lines and hinges as open circles.
+
+A circle centred on a joint says "everything here is pinned together"; a circle
+beside the joint on one member says "only this member is released". The JSON
+distinguishes the two (FORMAT.md M4/M5), so the drawing does too.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..model.types import Model
+from .scene import LAYER_HINGE, LAYER_MEMBER, Disc, Scene, Stroke, along, unit_vec
+from .shapes import XY, Capsule
+
+HINGE_R = 5.5
+
+
+def link_ends(model: Model) -> dict[str, list[tuple[str, str, bool]]]:
+    """point id → [(link id, "A"|"B", hinged)] in model order."""
+    ends: dict[str, list[tuple[str, str, bool]]] = defaultdict(list)
+    for lk in model.links:
+        ends[lk.a].append((lk.id, "A", lk.hinge_a))
+        ends[lk.b].append((lk.id, "B", lk.hinge_b))
+    return ends
+
+
+def joint_hinged(model: Model, pid: str) -> bool:
+    """Whether the joint gets one circle of its own (every link end there is hinged)."""
+    ends = link_ends(model).get(pid, [])
+    return bool(ends) and all(h for _, _, h in ends)
+
+
+def directions_at(scene: Scene, model: Model, pid: str) -> list[XY]:
+    """Unit vectors (figure pixels) from a point along each member meeting there."""
+    p = model.point(pid)
+    here = scene.px(p.x, p.y)
+    out = []
+    for lk in model.links:
+        if pid in (lk.a, lk.b):
+            other = model.point(lk.b if lk.a == pid else lk.a)
+            out.append(unit_vec(here, scene.px(other.x, other.y)))
+    return out
+
+
+def draw_members(scene: Scene, model: Model) -> None:
+    w = scene.style.member_width
+    for lk in model.links:
+        pa, pb = model.point(lk.a), model.point(lk.b)
+        a, b = scene.px(pa.x, pa.y), scene.px(pb.x, pb.y)
+        scene.add("member", lk.id, "link", "member",
+                  [(Stroke((a, b), w, "ink"), LAYER_MEMBER)], [Capsule(a, b, w / 2 + 0.5)])
+
+
+def draw_hinges(scene: Scene, model: Model) -> None:
+    width = scene.style.line_width
+    for pid, ends in link_ends(model).items():
+        p = model.point(pid)
+        here = scene.px(p.x, p.y)
+        if all(h for _, _, h in ends):
+            keys = tuple(f"hinge:{lid}:{end}" for lid, end, _ in ends)
+            scene.add("hinge", pid, "point", "hinge",
+                      [(Disc(here, HINGE_R, "paper", "ink", width), LAYER_HINGE)],
+                      keys=(f"hinge:{pid}", *keys))
+            continue
+        for lid, end, hinged in ends:
+            if not hinged:
+                continue
+            lk = model.link(lid)
+            other = model.point(lk.b if end == "A" else lk.a)
+            centre = along(here, unit_vec(here, scene.px(other.x, other.y)), HINGE_R + 1.0)
+            scene.add("hinge", lid, "link", f"hinge-{end}",
+                      [(Disc(centre, HINGE_R, "paper", "ink", width), LAYER_HINGE)],
+                      keys=(f"hinge:{lid}:{end}",))

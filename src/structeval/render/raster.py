@@ -1,0 +1,135 @@
+"""Scene → pixels: canvas sized to the drawing, style, highlight colours, anti-aliasing.
+
+Pillow draws lines without anti-aliasing, so everything is drawn at
+``SUPERSAMPLE``× and box-reduced. The hand-drawn wobble of the textbook style is
+applied here, after layout, and is smaller than the clearance kept around
+labels, so the layout record stays true for every style.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Mapping
+
+from PIL import Image, ImageDraw
+
+from .degrade import tilt_margin
+from .errors import RenderError
+from .fonts import SUPERSAMPLE, font, ink_box
+from .layout import LayoutItem
+from .scene import Disc, Fill, Painted, Scene, Stroke, Text, prim_bbox, shifted
+from .shapes import XY, rect_union
+from .styles import RGB, Style
+
+MARGIN = 14.0
+MAX_PIXELS = 16_000_000
+
+
+def _jittered(points: tuple[XY, ...], amp: float, rng: random.Random) -> list[XY]:
+    """A hand-drawn version of a polyline: a gentle wave across each straight piece."""
+    if amp <= 0:
+        return list(points)
+    out: list[XY] = []
+    last = len(points) - 2
+    for k, ((x0, y0), (x1, y1)) in enumerate(itertools.pairwise(points)):
+        length = math.hypot(x1 - x0, y1 - y0)
+        n = max(1, round(length / 16.0))
+        nx, ny = (-(y1 - y0) / length, (x1 - x0) / length) if length > 0 else (0.0, 0.0)
+        phase, waves = rng.uniform(0, 2 * math.pi), rng.uniform(0.3, 1.0) * length / 120.0
+        bow = rng.uniform(-amp, amp)
+        for i in range(n + (1 if k == last else 0)):
+            t = i / n
+            off = bow * math.sin(math.pi * t) + 0.35 * amp * math.sin(
+                phase + 2 * math.pi * waves * t)
+            out.append((x0 + (x1 - x0) * t + nx * off, y0 + (y1 - y0) * t + ny * off))
+    return out
+
+
+def _dashes(points: list[XY], dash: float) -> list[list[XY]]:
+    pieces: list[list[XY]] = []
+    for (x0, y0), (x1, y1) in itertools.pairwise(points):
+        length = math.hypot(x1 - x0, y1 - y0)
+        t = 0.0
+        while t < length:
+            t1 = min(t + dash, length)
+            pieces.append([(x0 + (x1 - x0) * t / length, y0 + (y1 - y0) * t / length),
+                           (x0 + (x1 - x0) * t1 / length, y0 + (y1 - y0) * t1 / length)])
+            t += 2 * dash
+    return pieces
+
+
+class _Painter:
+    def __init__(self, image: Image.Image, style: Style, highlight: Mapping[str, RGB],
+                 rng: random.Random):
+        self.draw = ImageDraw.Draw(image)
+        self.style, self.highlight, self.rng = style, highlight, rng
+
+    def colour(self, role: str, keys: tuple[str, ...]) -> RGB:
+        if role != "paper":
+            for key in keys:
+                if key in self.highlight:
+                    return self.highlight[key]
+        return self.style.palette[role]
+
+    def _polyline(self, pts: list[XY], width: float, colour: RGB) -> None:
+        ss = SUPERSAMPLE
+        scaled = [(x * ss, y * ss) for x, y in pts]
+        w = max(1, round(width * ss))
+        self.draw.line(scaled, fill=colour, width=w, joint="curve")
+        if width >= 1.5:  # round caps so members meet cleanly at joints
+            r = w / 2
+            for x, y in (scaled[0], scaled[-1]):
+                self.draw.ellipse((x - r, y - r, x + r, y + r), fill=colour)
+
+    def paint(self, item: Painted) -> None:
+        p, keys, ss, amp = item.prim, item.keys, SUPERSAMPLE, self.style.jitter
+        if isinstance(p, Stroke):
+            pts = list(p.points) + ([p.points[0]] if p.closed else [])
+            pts = _jittered(tuple(pts), amp, self.rng)
+            colour = self.colour(p.role, keys)
+            for piece in (_dashes(pts, p.dash) if p.dash else [pts]):
+                self._polyline(piece, p.width, colour)
+        elif isinstance(p, Fill):
+            pts = [(x + self.rng.uniform(-amp, amp) * 0.5, y + self.rng.uniform(-amp, amp) * 0.5)
+                   for x, y in p.points] if amp else list(p.points)
+            outline = self.colour(p.outline, keys) if p.outline else None
+            self.draw.polygon([(x * ss, y * ss) for x, y in pts], fill=self.colour(p.role, keys),
+                              outline=outline, width=max(1, round(p.width * ss)))
+        elif isinstance(p, Disc):
+            (x, y), r = p.center, p.r * ss
+            outline = self.colour(p.outline, keys) if p.outline else None
+            self.draw.ellipse((x * ss - r, y * ss - r, x * ss + r, y * ss + r),
+                              fill=self.colour(p.role, keys), outline=outline,
+                              width=max(1, round(p.width * ss)))
+        else:
+            assert isinstance(p, Text)
+            left, top, _, _ = ink_box(p.text, p.size)
+            dx = self.rng.uniform(-amp, amp) * 0.4 * ss if amp else 0.0
+            self.draw.text((p.x * ss - left + dx, p.y * ss - top), p.text,
+                           font=font(round(p.size * ss)), fill=self.colour(p.role, keys))
+
+
+def rasterize(scene: Scene, seed: int, highlight: Mapping[str, RGB], *, tilt_room: bool = False,
+              ) -> tuple[Image.Image, list[LayoutItem]]:
+    """Paint the scene on a canvas that fits it with a margin to spare on every side (wider
+    when the page will be tilted afterwards)."""
+    rects = [prim_bbox(p.prim) for p in scene.painted] + [scene.layout.extent()]
+    x0, y0, x1, y1 = rect_union(rects)
+    margin = MARGIN + (tilt_margin(x1 - x0, y1 - y0) if tilt_room else 0.0)
+    width, height = math.ceil(x1 - x0 + 2 * margin), math.ceil(y1 - y0 + 2 * margin)
+    if width * height > MAX_PIXELS:
+        raise RenderError(f"the figure would be {width}×{height} px; use a smaller scale "
+                          f"(now {scene.k:g} px/m)")
+    dx, dy = margin - x0, margin - y0
+    image = Image.new("RGB", (width * SUPERSAMPLE, height * SUPERSAMPLE),
+                      scene.style.palette["paper"])
+    painter = _Painter(image, scene.style, highlight, random.Random(seed))
+    order = sorted(range(len(scene.painted)), key=lambda i: (scene.painted[i].layer, i))
+    for i in order:
+        item = scene.painted[i]
+        painter.paint(Painted(shifted(item.prim, dx, dy), item.layer, item.keys))
+    image = image.reduce(SUPERSAMPLE)
+    items = [it.mapped(lambda q: (q[0] + dx, q[1] + dy)) for it in scene.layout.items]
+    return image, items

@@ -1,0 +1,66 @@
+"""Draw a FrameCalc model as a textbook figure (or its bending-moment diagram).
+
+    python tools/render.py MODEL.json -o out.png [--style cad|textbook|scanned] [--seed N]
+        [--scale PX_PER_M] [--moment] [--layout layout.json]
+
+Exit status: 0 on success, 2 when the model (or an option) cannot be drawn, with the
+reason on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from structeval.model import StructEvalError, parse_model
+from structeval.render import STYLES, moment_diagram_result, render_model
+
+
+def _args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model", type=Path, help="FrameCalc model JSON")
+    ap.add_argument("-o", "--output", type=Path, required=True, help=".png, .jpg or .jpeg")
+    ap.add_argument("--style", choices=sorted(STYLES), default="cad")
+    ap.add_argument("--seed", type=int, default=0, help="jitter/degradation seed")
+    ap.add_argument("--scale", type=float, default=None, help="pixels per metre (default: fit)")
+    ap.add_argument("--moment", action="store_true",
+                    help="draw the bending-moment diagram instead (solves the model)")
+    ap.add_argument("--layout", type=Path, default=None,
+                    help="also write the layout record (boxes of everything drawn) as JSON")
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _args(argv)
+    try:
+        text = args.model.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: cannot read {args.model}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        model = parse_model(text)
+        if args.moment:
+            from structeval.fe import analyze
+
+            result = moment_diagram_result(model, analyze(model)[0], style=args.style,
+                                           seed=args.seed, scale=args.scale)
+        else:
+            result = render_model(model, style=args.style, seed=args.seed, scale=args.scale)
+        result.save(args.output)
+        if args.layout is not None:
+            args.layout.write_text(json.dumps(result.layout_json(), indent=1) + "\n")
+    except StructEvalError as exc:
+        print(f"error: {args.model}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"error: cannot write: {exc}", file=sys.stderr)
+        return 2
+    print(f"{args.output} ({result.image.width}×{result.image.height} px, "
+          f"{len(result.letters)} points lettered)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
