@@ -60,7 +60,8 @@ class CaseSolution:
         elem = self.raw.pieces[:, 0].astype(np.int64)
         return np.searchsorted(elem, np.arange(len(self.lengths)), side="left")
 
-    def evaluate(self, link_index: np.ndarray, s: np.ndarray, *, side: str = "right",
+    def evaluate(self, link_index: np.ndarray, s: np.ndarray, *,
+                 side: str | np.ndarray = "right",
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(n, v, m) at stations s of links; ``side="left"`` gives the values just before
         a concentrated load at s, ``"right"`` just past it (FrameCalc's choice).
@@ -68,19 +69,26 @@ class CaseSolution:
         The ends are symmetric, so swapping a link's a and b maps ``right`` at s to
         ``left`` at L − s: past loads exactly at s = L is the action on node B, and
         before loads exactly at s = 0 is the action of node A (its end force).
+        ``side`` may also be a boolean array (True = right) to read mixed sides in one pass.
         """
         li = np.asarray(link_index, dtype=np.int64)
         s = np.clip(np.asarray(s, dtype=float), 0.0, self.lengths[li])
         q = li + 0.5 * s / self.lengths[li]
-        idx = np.searchsorted(self._keys, q, side="right" if side == "right" else "left") - 1
+        if isinstance(side, str):
+            right = np.full(len(li), side == "right")
+            idx = np.searchsorted(self._keys, q, side="right" if side == "right" else "left") - 1
+        else:
+            right = np.asarray(side, dtype=bool)
+            idx = np.where(right, np.searchsorted(self._keys, q, side="right"),
+                           np.searchsorted(self._keys, q, side="left")) - 1
         idx = np.maximum(idx, self._first_piece[li])
         p = self.raw.pieces[idx]
         t = s - p[:, 1]
         n = p[:, 3] + t * (p[:, 4] + t * p[:, 5])
         v = p[:, 6] + t * (p[:, 7] + t * p[:, 8])
         m = p[:, 9] + t * (p[:, 10] + t * (p[:, 11] + t * p[:, 12]))
-        if side != "right":
-            at_a = s == 0.0
+        if not right.all():
+            at_a = (s == 0.0) & ~right
             if at_a.any():
                 ends = self.raw.end_forces[li[at_a]]
                 n[at_a], v[at_a], m[at_a] = ends[:, 0], ends[:, 1], ends[:, 2]

@@ -93,7 +93,10 @@ class Alignment:
         t = (rel * c.axis[None, :, :]).sum(axis=2)
         off = np.abs(rel[..., 0] * c.axis[None, :, 1] - rel[..., 1] * c.axis[None, :, 0])
         along = direction @ c.axis.T
-        parallel = np.abs(np.abs(along) - 1.0) <= 1e-6 + self.tol / c.length[None, :]
+        # parallel when the link's far end stays within the tolerance of the line
+        sine = np.abs(direction[:, None, 0] * c.axis[None, :, 1]
+                      - direction[:, None, 1] * c.axis[None, :, 0])
+        parallel = sine * c.length[None, :] <= self.tol + 1e-12
         ahead = t + np.sign(along) * 1e-9 * c.length[None, :]
         ok = (off <= self.tol) & parallel & (ahead > 0.0) & (ahead < c.length[None, :])
         # prefer the link that really contains the place over one that merely reaches
@@ -115,34 +118,46 @@ def position_tolerance(gt: Model) -> float:
     return max(POSITION_TOL * size, MIN_POSITION_TOL)
 
 
+def _offset_scores(g: np.ndarray, c: np.ndarray, weights: np.ndarray, tol: float,
+                   offsets: np.ndarray) -> np.ndarray:
+    shifted = c[None, :, :] + offsets[:, None, :]  # (K, Nc, 2)
+    dx = g[None, :, None, 0] - shifted[:, None, :, 0]
+    dy = g[None, :, None, 1] - shifted[:, None, :, 1]
+    hit = ((dx * dx + dy * dy) <= tol * tol).any(axis=2)  # (K, Ng)
+    return (hit * weights).sum(axis=1)
+
+
 def _best_offset(gt: Model, cand: Model, tol: float) -> tuple[float, float]:
+    """The shift that lands the most ground-truth points (supports count triple) on
+    candidate points; no shift when that is already perfect, else the smallest shift
+    among the best (deterministic)."""
     g = np.array([(p.x, p.y) for p in gt.points], dtype=float)
     c = np.array([(p.x, p.y) for p in cand.points], dtype=float)
     g_sup = {s.at for s in gt.supports}
     weights = np.array([3.0 if p.id in g_sup else 1.0 for p in gt.points])
+    full = float(weights.sum())
+    if _offset_scores(g, c, weights, tol, np.zeros((1, 2)))[0] >= full:
+        return 0.0, 0.0
     if len(g) * len(c) <= _PAIR_BUDGET:
         anchors = np.arange(len(g))
     else:
         order = np.lexsort((g[:, 1], g[:, 0]))
         sup_idx = [i for i, p in enumerate(gt.points) if p.id in g_sup]
         anchors = np.unique(np.r_[order[:1], order[-1:], sup_idx[:2]]).astype(int)
+    # supports first: the right shift usually puts a support on a support
+    anchors = np.array(sorted(anchors, key=lambda i: (weights[i] < 3.0, i)), dtype=int)
     offsets = (g[anchors][:, None, :] - c[None, :, :]).reshape(-1, 2)
-    # Deterministic preference: zero shift first, then small shifts.
-    offsets = np.vstack([[0.0, 0.0], offsets])
-    order = np.lexsort((offsets[:, 1], offsets[:, 0], np.round(np.hypot(*offsets.T) / tol)))
-    offsets = offsets[order]
     best, best_score = (0.0, 0.0), -1.0
-    full = float(weights.sum())
-    chunk = max(1, 2_000_000 // max(1, len(g) * len(c)))
+    chunk = max(1, min(256, 1_000_000 // max(1, len(g) * len(c))))
     for start in range(0, len(offsets), chunk):
         block = offsets[start:start + chunk]
-        shifted = c[None, :, :] + block[:, None, :]  # (K, Nc, 2)
-        d = np.hypot(g[None, :, None, 0] - shifted[:, None, :, 0],
-                     g[None, :, None, 1] - shifted[:, None, :, 1])  # (K, Ng, Nc)
-        scores = ((d.min(axis=2) <= tol) * weights).sum(axis=1)
-        k = int(np.argmax(scores))
-        if scores[k] > best_score:
-            best_score, best = float(scores[k]), (float(block[k, 0]), float(block[k, 1]))
+        scores = _offset_scores(g, c, weights, tol, block)
+        top = scores.max()
+        if top > best_score + 1e-9 or (top >= best_score - 1e-9 and top > 0):
+            ties = block[scores >= top - 1e-9]
+            pick = ties[np.lexsort((ties[:, 1], ties[:, 0], np.hypot(*ties.T)))[0]]
+            if top > best_score + 1e-9 or np.hypot(*pick) < np.hypot(*best):
+                best, best_score = (float(pick[0]), float(pick[1])), float(top)
         if best_score >= full:
             break
     return best
@@ -165,9 +180,24 @@ def align(gt: Model, cand: Model) -> Alignment:
     used = set(support_map[support_map >= 0].tolist())
     extra_supports = tuple(k for k in range(len(cand.supports)) if k not in used)
 
-    missing = tuple(i for i in range(len(g.length)) if not _covered_by(g, i, c, tol))
-    extra = tuple(j for j in range(len(c.length)) if not _covered_by(c, j, g, tol))
+    missing = _uncovered(g, c, tol)
+    extra = _uncovered(c, g, tol)
     return Alignment(offset, tol, g, c, point_map, support_map, extra_supports, missing, extra)
+
+
+def _uncovered(own: Geometry, other: Geometry, tol: float) -> tuple[int, ...]:
+    """Links of ``own`` not lying entirely on links of ``other``. A link with a twin
+    (same ends, either way round) is covered at once; the rest get the interval test."""
+    oa, ob = own.xy[own.ends[:, 0]], own.xy[own.ends[:, 1]]
+    ta, tb = other.xy[other.ends[:, 0]], other.xy[other.ends[:, 1]]
+
+    def near(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        d = p[:, None, :] - q[None, :, :]
+        return (d * d).sum(axis=2) <= tol * tol
+
+    twin = ((near(oa, ta) & near(ob, tb)) | (near(oa, tb) & near(ob, ta))).any(axis=1)
+    return tuple(i for i in np.flatnonzero(~twin).tolist()
+                 if not _covered_by(own, i, other, tol))
 
 
 def _covered_by(own: Geometry, i: int, other: Geometry, tol: float) -> bool:

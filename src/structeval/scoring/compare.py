@@ -19,6 +19,7 @@ from .experiments import StageRun
 from .stations import Stations
 
 FLOOR_SHARE = 0.25  # absolute floor = FLOOR_SHARE · tol · scale
+MAX_RECORDED = 40  # mismatches kept for feedback; all are counted
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,12 @@ class StageResult:
     mismatches: tuple[Mismatch, ...]
     worst: float  # largest |difference| / allowed over every check (≤ 1 passes)
     checks: int
+    failed: int = 0  # failing checks (only the first MAX_RECORDED are kept as mismatches)
 
     def summary(self) -> dict[str, object]:
-        return {"passed": self.passed, "worst_error_ratio": round(self.worst, 6),
-                "checks": self.checks, "failed_checks": len(self.mismatches),
+        worst = round(self.worst, 6) if np.isfinite(self.worst) else None
+        return {"passed": self.passed, "worst_error_ratio": worst,
+                "checks": self.checks, "failed_checks": self.failed,
                 **({"mechanism": self.mechanism} if self.mechanism else {})}
 
 
@@ -58,11 +61,7 @@ def world_reactions(sol: CaseSolution, supports: np.ndarray) -> np.ndarray:
 
 def _read(sol: CaseSolution, link: np.ndarray, s: np.ndarray, right: np.ndarray,
           ) -> tuple[np.ndarray, np.ndarray]:
-    n = np.empty(len(link))
-    m = np.empty(len(link))
-    for side, mask in (("right", right), ("left", ~right)):
-        if mask.any():
-            n[mask], _, m[mask] = sol.evaluate(link[mask], s[mask], side=side)
+    n, _, m = sol.evaluate(link, s, side=right)
     return n, m
 
 
@@ -76,7 +75,7 @@ def compare_stage(run: StageRun, tol: float, size: float) -> StageResult:
         text = str(run.mechanism) if run.mechanism else "mechanism"
         return StageResult(run.stage, False, text, (), float("inf"), 0)
     mismatches: list[Mismatch] = []
-    worst, checks = 0.0, 0
+    worst, checks, failed = 0.0, 0, 0
     st: Stations = run.stations
     for name, gsol, csol in zip(run.case_names, run.gt, run.cand, strict=True):
         rg = world_reactions(gsol, run.gt_supports)
@@ -105,14 +104,18 @@ def compare_stage(run: StageRun, tol: float, size: float) -> StageResult:
         checks += r_ratio.size + n_ratio.size + m_ratio.size + 1
         worst = max(worst, float(r_ratio.max(initial=0.0)), float(n_ratio.max(initial=0.0)),
                     float(m_ratio.max(initial=0.0)), mx_ratio)
-        for k, comp in zip(*np.nonzero(r_ratio > 1.0), strict=True):
+        failed += int((r_ratio > 1.0).sum() + (n_ratio > 1.0).sum() + (m_ratio > 1.0).sum()
+                      + (mx_ratio > 1.0))
+        room = MAX_RECORDED - len(mismatches)
+        for k, comp in list(zip(*np.nonzero(r_ratio > 1.0), strict=True))[:max(room, 0)]:
             mismatches.append(Mismatch(name, "reaction", float(r_ratio[k, comp]),
                                        gt_support=int(pairs[k, 0]), cand_support=int(pairs[k, 1]),
                                        component=("Rx", "Ry", "Mz")[comp]))
         for kind, ratio in (("moment", m_ratio), ("axial force", n_ratio)):
-            for k in np.flatnonzero(ratio > 1.0):
+            room = MAX_RECORDED - len(mismatches)
+            for k in np.flatnonzero(ratio > 1.0)[:max(room, 0)]:
                 mismatches.append(Mismatch(name, kind, float(ratio[k]), gt_link=int(st.gt_link[k]),
                                            gt_s=float(st.gt_s[k]), cand_link=int(st.cand_link[k])))
-        if mx_ratio > 1.0:
+        if mx_ratio > 1.0 and len(mismatches) < MAX_RECORDED:
             mismatches.append(Mismatch(name, "max moment", mx_ratio))
-    return StageResult(run.stage, not mismatches, None, tuple(mismatches), worst, checks)
+    return StageResult(run.stage, failed == 0, None, tuple(mismatches), worst, checks, failed)

@@ -20,6 +20,8 @@ only where the ground truth's joint can take a couple.
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -175,6 +177,37 @@ def _fixed_at(nodes: list[int]) -> np.ndarray:
     return np.array([(n, 0b111, 1.0, 0.0, 0.0) for n in nodes], dtype=float).reshape(-1, 5)
 
 
+class _GroundTruthCache:
+    """The ground truth's side of every stage depends on the ground truth alone, and a
+    run grades many answers (attempts, repeated runs) against the same one: keep the
+    solutions of the last few ground truths, keyed by object identity."""
+
+    def __init__(self, size: int = 32):
+        self.size = size
+        self.entries: dict[int, tuple[Model, dict[str, list[CaseSolution]]]] = {}
+        self.lock = threading.Lock()
+
+    def get(self, gt: Model, stage: str, solve: Callable[[], list[CaseSolution]],
+            ) -> list[CaseSolution]:
+        with self.lock:
+            entry = self.entries.get(id(gt))
+            if entry is not None and entry[0] is gt and stage in entry[1]:
+                return entry[1][stage]
+        solutions = solve()
+        with self.lock:
+            entry = self.entries.get(id(gt))
+            if entry is None or entry[0] is not gt:
+                if len(self.entries) >= self.size:
+                    self.entries.pop(next(iter(self.entries)))
+                entry = (gt, {})
+                self.entries[id(gt)] = entry
+            entry[1][stage] = solutions
+        return solutions
+
+
+GT_CACHE = _GroundTruthCache()
+
+
 class Experiment:
     """Runs (and caches) the stages for one ground truth / candidate pair."""
 
@@ -207,31 +240,39 @@ class Experiment:
 
     def _run(self, stage: str) -> StageRun:
         stations, pairs = self.stations, self.pairs
+        gt_base = self.gt_base
+        gt_sup = gt_base.supports
         if stage == "loads":
             names: tuple[str, ...] = ("the given loads",)
-            gt_p, cand_p = self.gt_base, self.cand_base
+            cand_p = self.cand_base
+
+            def gt_problem() -> FEProblem:
+                return gt_base
         elif stage == "geometry":
             names = PROBES
             gt_index = {p.id: i for i, p in enumerate(self.gt.points)}
             gt_nodes = [gt_index[s.at] for s in self.gt.supports]
-            gt_p = self._probe_problem(self.gt_base, self.gt_places, rigid=True,
-                                       supports=_fixed_at(gt_nodes))
+            gt_sup = _fixed_at(gt_nodes)
             cand_p, stations = self._geometry_candidate(gt_nodes)
             pairs = tuple((i, i) for i in range(len(gt_nodes)))
+
+            def gt_problem() -> FEProblem:
+                return self._probe_problem(gt_base, self.gt_places, rigid=True, supports=gt_sup)
         else:
             rigid = stage == "supports"
             names = PROBES
-            gt_p = self._probe_problem(self.gt_base, self.gt_places, rigid=rigid,
-                                       supports=self.gt_base.supports)
             cand_p = self._probe_problem(self.cand_base, self.cand_places, rigid=rigid,
                                          supports=self.cand_base.supports)
-        gt_sols = run_problem(gt_p, self.gt)
+
+            def gt_problem() -> FEProblem:
+                return self._probe_problem(gt_base, self.gt_places, rigid=rigid, supports=gt_sup)
+        gt_sols = GT_CACHE.get(self.gt, stage, lambda: run_problem(gt_problem(), self.gt))
         try:
             cand_sols: list[CaseSolution] | None = run_problem(cand_p, self.cand)
             mech = None
         except MechanismError as exc:
             cand_sols, mech = None, exc
-        return StageRun(stage, names, gt_sols, cand_sols, mech, gt_p.supports, cand_p.supports,
+        return StageRun(stage, names, gt_sols, cand_sols, mech, gt_sup, cand_p.supports,
                         pairs, stations)
 
     def _geometry_candidate(self, gt_nodes: list[int]) -> tuple[FEProblem, Stations]:

@@ -52,35 +52,38 @@ def _concentrated_places(model: Model, offset: tuple[float, float]) -> np.ndarra
 
 def build_stations(gt: Model, cand: Model, al: Alignment) -> Stations:
     g, tol = al.gt, al.tol
+    m = len(g.length)
     avoid = np.vstack([_concentrated_places(gt, (0.0, 0.0)),
                        _concentrated_places(cand, al.offset)])
-    links, ss, right = [], [], []
-    for i in range(len(g.length)):
-        length = g.length[i]
-        grid = np.linspace(0.0, length, DIVISIONS + 1)
-        near = np.zeros(0)
-        if len(avoid):
-            rel = avoid - g.a[i]
-            t = rel @ g.axis[i]
-            off = np.abs(rel[:, 0] * g.axis[i, 1] - rel[:, 1] * g.axis[i, 0])
-            near = t[(off <= tol) & (t > -tol) & (t < length + tol)]
-        beside = np.r_[near - 2.5 * tol, near + 2.5 * tol]
-        inner = np.r_[grid[1:-1], beside[(beside > 0.0) & (beside < length)]]
-        if len(near):
-            inner = inner[np.abs(inner[:, None] - near[None, :]).min(axis=1) >= 1.5 * tol]
-        for s in np.r_[0.0, np.unique(inner), length]:
-            links.append(i)
-            ss.append(float(s))
-            right.append(s < length)
-    gt_link = np.array(links, dtype=np.int64)
-    gt_s = np.array(ss, dtype=float)
-    gt_right = np.array(right, dtype=bool)
+    # projections of every concentrated load onto every ground-truth link: (K, M)
+    rel = avoid[:, None, :] - g.a[None, :, :]
+    t = (rel * g.axis[None, :, :]).sum(axis=2)
+    off = np.abs(rel[..., 0] * g.axis[None, :, 1] - rel[..., 1] * g.axis[None, :, 0])
+    near = (off <= tol) & (t > -tol) & (t < g.length[None, :] + tol)
+
+    grid_link = np.repeat(np.arange(m), DIVISIONS - 1)
+    grid_s = (np.tile(np.arange(1, DIVISIONS), m) / DIVISIONS) * g.length[grid_link]
+    k_idx, l_idx = np.nonzero(near)
+    beside_link = np.r_[l_idx, l_idx]
+    beside_s = np.r_[t[k_idx, l_idx] - 2.5 * tol, t[k_idx, l_idx] + 2.5 * tol]
+    inner_link = np.r_[grid_link, beside_link].astype(np.int64)
+    inner_s = np.r_[grid_s, beside_s]
+    ok = (inner_s > 0.0) & (inner_s < g.length[inner_link])
+    if len(avoid):
+        gap = np.where(near[:, inner_link], np.abs(inner_s[None, :] - t[:, inner_link]), np.inf)
+        ok &= gap.min(axis=0) >= 1.5 * tol
+    inner_link, inner_s = inner_link[ok], inner_s[ok]
+    gt_link = np.r_[np.arange(m), inner_link, np.arange(m)]
+    gt_s = np.r_[np.zeros(m), inner_s, g.length]
+    gt_right = np.r_[np.ones(m, bool), np.ones(len(inner_s), bool), np.zeros(m, bool)]
+    order = np.lexsort((gt_s, gt_link))
+    gt_link, gt_s, gt_right = gt_link[order], gt_s[order], gt_right[order]
+
     xy = g.a[gt_link] + gt_s[:, None] * g.axis[gt_link]
     direction = np.where(gt_right[:, None], g.axis[gt_link], -g.axis[gt_link])
     cand_link, cand_s, forward = al.locate_along(xy, direction)
     keep = cand_link >= 0  # uncovered places are reported by the geometry check instead
     same_way = forward == gt_right  # candidate A→B along the ground-truth A→B
     orient = np.where(same_way, 1.0, -1.0)
-    cand_right = forward
     return Stations(gt_link[keep], gt_s[keep], gt_right[keep], cand_link[keep], cand_s[keep],
-                    cand_right[keep], orient[keep])
+                    forward[keep], orient[keep])
