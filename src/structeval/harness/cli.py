@@ -1,0 +1,146 @@
+"""``python run_eval.py``: evaluate a vision-language model on the StructuralEval tasks.
+
+Exit codes: 0 every selected task scored; 3 some tasks are unavailable (the API
+kept failing; finish them with ``--resume``); 2 bad usage, dataset or output
+directory; 4 the API refused our credentials or model; 1 ``--debug`` found
+problems; 130 interrupted (finished tasks are kept; ``--resume`` continues).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from ..model.errors import StructEvalError
+from .printout import format_summary
+from .runner import Session
+from .settings import PROMPT_TYPES, GradingSettings, RetryPolicy, TransportSettings
+from .tasks import select_tasks, verify_selected
+from .trace import Redactor
+from .transport import ServiceFatal
+
+EXIT_UNAVAILABLE, EXIT_USAGE, EXIT_FATAL, EXIT_INTERRUPTED = 3, 2, 4, 130
+LOCAL_PLACEHOLDER_KEY = "no-key"  # sent to a custom --api-base when no key is configured
+
+
+def _default_output(model: str, prompt_type: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-") or "model"
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return Path("results") / f"{safe}_{prompt_type}_{stamp}"
+
+
+def _hard_exit(code: int) -> None:
+    """Leave without waiting for in-flight requests: every finished task is already in
+    the trace (the same state a kill -9 leaves), and --resume continues from there."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"],
+                                 "max_content_width": 100})
+@click.option("--model", help="Model name sent to the chat-completions API, e.g. gpt-4o.")
+@click.option("--api-base", envvar="OPENAI_BASE_URL", show_envvar=True,
+              help="OpenAI-compatible endpoint; default: the OpenAI API.")
+@click.option("--api-key", envvar="OPENAI_API_KEY", show_envvar=True, show_default=False,
+              help="API key (never printed, logged or stored).")
+@click.option("--max-retries", default=3, show_default=True, type=click.IntRange(0, 20),
+              help="Repair rounds after a failed first attempt (the diagnosis is fed back).")
+@click.option("--debug", is_flag=True,
+              help="Verify the selected tasks (images, ground truth through solver and "
+                   "scorer) and exit; no API calls.")
+@click.option("--prompt-type", type=click.Choice(PROMPT_TYPES), default="standard",
+              show_default=True)
+@click.option("--filter", "id_filter",
+              help="Only tasks whose id matches: a glob (beam_0*) or a substring.")
+@click.option("--limit", type=click.IntRange(1), help="At most this many tasks (after filters).")
+@click.option("--split", help="Dataset split, e.g. test.")
+@click.option("--category", multiple=True, help="beam, frame or truss; repeatable.")
+@click.option("--difficulty", multiple=True, type=click.IntRange(1, 5), help="1-5; repeatable.")
+@click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 256),
+              help="Tasks in flight at once; results do not depend on it.")
+@click.option("--temperature", default=0.0, show_default=True, type=click.FloatRange(0, 2))
+@click.option("--max-tokens", default=8192, show_default=True, type=click.IntRange(1))
+@click.option("--timeout", default=600.0, show_default=True,
+              type=click.FloatRange(0, min_open=True), help="Seconds allowed for one request.")
+@click.option("--stream/--no-stream", default=False, show_default=True,
+              help="Stream completions (SSE).")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path),
+              help="Run directory; default results/<model>_<prompt>_<UTC time>.")
+@click.option("--resume", is_flag=True,
+              help="Continue the run in --output: only missing or unavailable tasks are run.")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Dataset root (default: the shipped data/).")
+@click.option("--tolerance", default=0.02, show_default=True,
+              type=click.FloatRange(0, 1, min_open=True), help="Scorer's relative tolerance.")
+@click.option("--transport-retries", default=6, show_default=True, type=click.IntRange(1, 100),
+              help="Requests per call before a task is declared unavailable.")
+@click.option("--backoff-base", default=2.0, show_default=True, type=click.FloatRange(0),
+              help="First backoff delay in seconds (doubles per failure, ±25% jitter).")
+@click.option("--backoff-max", default=60.0, show_default=True, type=click.FloatRange(0),
+              help="Longest backoff delay in seconds (a server's Retry-After still wins).")
+def main(model: str | None, api_base: str | None, api_key: str | None, max_retries: int,
+         debug: bool, prompt_type: str, id_filter: str | None, limit: int | None,
+         split: str | None, category: tuple[str, ...], difficulty: tuple[int, ...],
+         concurrency: int, temperature: float, max_tokens: int, timeout: float, stream: bool,
+         output: Path | None, resume: bool, data_dir: Path | None, tolerance: float,
+         transport_retries: int, backoff_base: float, backoff_max: float) -> None:
+    """Ask a vision-language model to write each drawing as FrameCalc JSON and grade it."""
+    redact = Redactor([api_key])
+    if not debug:
+        if not model:
+            raise click.UsageError("--model is required (unless --debug)")
+        if not api_key and not api_base:
+            raise click.UsageError("no API key: pass --api-key or set OPENAI_API_KEY")
+        if resume and output is None:
+            raise click.UsageError("--resume needs the --output directory of the run to continue")
+    try:
+        tasks = select_tasks(data_dir, split=split, categories=category,
+                             difficulties=difficulty, id_filter=id_filter, limit=limit)
+    except StructEvalError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    if not tasks:
+        click.echo("error: no task matches the selection", err=True)
+        sys.exit(EXIT_USAGE)
+    if debug:
+        report = verify_selected(tasks)
+        click.echo(report.table())
+        sys.exit(0 if report.ok else 1)
+    assert model is not None
+    api_key = api_key or LOCAL_PLACEHOLDER_KEY
+    output = output or _default_output(model, prompt_type)
+
+    grading = GradingSettings(model=model, prompt_type=prompt_type, temperature=temperature,
+                              max_tokens=max_tokens, max_retries=max_retries,
+                              tolerance=tolerance)
+    transport = TransportSettings(api_base=api_base, timeout=timeout, stream=stream,
+                                  concurrency=concurrency)
+    policy = RetryPolicy(tries=transport_retries, base_delay=backoff_base,
+                         max_delay=max(backoff_max, backoff_base))
+    try:
+        session = Session(output, grading=grading, transport_settings=transport,
+                          policy=policy, api_key=api_key, resume=resume)
+        outcome = session.run(tasks, echo=lambda text: click.echo(redact(text), err=True))
+    except ServiceFatal as exc:
+        click.echo(f"error: {redact(str(exc))}\nFinished tasks are kept in {output}; "
+                   f"continue with --resume --output {output}", err=True)
+        _hard_exit(EXIT_FATAL)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished tasks are kept in {output}; "
+                   f"continue with --resume --output {output}", err=True)
+        _hard_exit(EXIT_INTERRUPTED)
+    except StructEvalError as exc:
+        click.echo(f"error: {redact(str(exc))}", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(redact(format_summary(outcome.summary, model=model, prompt_type=prompt_type,
+                                     output=str(output))))
+    if outcome.reused:
+        click.echo(f"(resumed: {outcome.reused} task(s) taken from earlier sessions, "
+                   f"{outcome.ran} run now)")
+    sys.exit(EXIT_UNAVAILABLE if outcome.summary["unavailable"] else 0)

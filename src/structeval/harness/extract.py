@@ -1,0 +1,107 @@
+"""Find the FrameCalc JSON in a model's free-form answer.
+
+Models wrap their answer in many ways: the ``<json>`` tags the prompt asks for,
+Markdown fences, special "box" tokens (GLM-style ``<|begin_of_box|>``), or bare
+JSON amid prose; reasoning models also write drafts inside ``<think>`` blocks.
+We look in that order of intent, prefer the *last* block of a kind (a final
+answer follows its drafts), skip reasoning blocks unless nothing else is found,
+and only then fall back to the outermost braces. A candidate is decoded
+strictly first and with ``json_repair`` second, so a trailing comma or a cut-off
+closing brace costs nothing but is recorded. Never raises on any input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import json_repair
+
+MAX_CANDIDATE_CHARS = 2_000_000  # far beyond any structure; bounds the repair work
+
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
+_TAGGED = re.compile(r"<json>(.*?)(?:</json>|\Z)", re.S | re.I)
+_BOXED = re.compile(r"<\|begin_of_box\|>(.*?)(?:<\|end_of_box\|>|\Z)", re.S)
+_FENCED = re.compile(r"```[ \t]*(?:json5?|javascript|js)?[ \t]*\n?(.*?)(?:```|\Z)", re.S | re.I)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    document: dict[str, Any] | None  # the decoded JSON object, None when there is none
+    method: str | None  # json_tag | box | fence | braces
+    text: str | None  # the candidate text that decoded
+    repaired: bool  # json_repair was needed
+    problem: str | None = None  # why nothing was found
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "repaired": self.repaired, "json": self.text,
+                "problem": self.problem}
+
+
+def _visible(text: str) -> str:
+    """The answer without reasoning blocks; a lone ``</think>`` ends an untagged preamble."""
+    without = _THINK.sub("", text)
+    if "</think>" in without.lower():
+        without = re.split(r"</think>", without, flags=re.I)[-1]
+    return without
+
+
+def _unfence(block: str) -> str:
+    fenced = [m.group(1) for m in _FENCED.finditer(block)]
+    return fenced[-1] if fenced else block
+
+
+def _outermost_braces(text: str) -> str | None:
+    start = text.find("{")
+    if start < 0:
+        return None
+    end = text.rfind("}")
+    return text[start:end + 1] if end > start else text[start:]
+
+
+def candidates(text: str) -> list[tuple[str, str]]:
+    """(method, text) pairs in the order they are tried."""
+    found: list[tuple[str, str]] = []
+    for scope in dict.fromkeys((_visible(text), text)):  # visible part first, then all
+        for method, pattern in (("json_tag", _TAGGED), ("box", _BOXED), ("fence", _FENCED)):
+            blocks = [m.group(1) for m in pattern.finditer(scope)]
+            for block in reversed(blocks):
+                body = _unfence(block) if method != "fence" else block
+                explicit = method != "fence" and body.strip()
+                if explicit or "{" in body:
+                    found.append((method, body))
+        braces = _outermost_braces(scope)
+        if braces is not None:
+            found.append(("braces", braces))
+    return list(dict.fromkeys(found))
+
+
+def _decode(candidate: str) -> tuple[Any, bool]:
+    """(object, repaired) or (None, False)."""
+    candidate = candidate.strip()
+    try:
+        return json.loads(candidate), False
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return json_repair.loads(candidate), True
+    except Exception:  # a third-party repairer must not crash a run
+        return None, False
+
+
+def extract_json(text: str | None) -> Extraction:
+    if not text or not text.strip():
+        return Extraction(None, None, None, False, "the answer is empty")
+    saw_other = False
+    for method, candidate in candidates(text):
+        if len(candidate) > MAX_CANDIDATE_CHARS:
+            continue
+        document, repaired = _decode(candidate)
+        if isinstance(document, dict) and document:
+            return Extraction(document, method, candidate.strip(), repaired)
+        saw_other = saw_other or document not in (None, "", [], {})
+    problem = ("JSON was found but it is not an object with points, links, supports and loads"
+               if saw_other else "no JSON object found in the answer")
+    return Extraction(None, None, None, False, problem)

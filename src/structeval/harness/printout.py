@@ -1,0 +1,63 @@
+"""The summary a user reads at the end of a run, as plain text.
+
+Built only from the ``summary`` of results.json, so what is printed and what is
+stored cannot disagree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_STAGE_LABELS = {"no_json": "no JSON", "invalid": "invalid", "geometry": "geometry",
+                 "supports": "supports", "releases": "releases", "loads": "loads",
+                 "perfect": "perfect"}
+
+
+def _table(title: str, groups: dict[str, dict[str, Any]], overall: dict[str, Any] | None,
+           ) -> list[str]:
+    head = f"{title:<14}{'Tasks':>7}{'Score':>10}{'Max score':>11}{'Accuracy':>10}{'pass@1':>9}"
+    lines = [head, "-" * len(head)]
+    rows = list(groups.items()) + ([("OVERALL", overall)] if overall else [])
+    for name, row in rows:
+        lines.append(f"{name:<14}{row['tasks']:>7}{row['score']:>10.2f}{row['max_score']:>11}"
+                     f"{row['accuracy']:>9.2f}%{row['pass_at_1_accuracy']:>8.2f}%")
+    return lines
+
+
+def format_summary(summary: dict[str, Any], *, model: str, prompt_type: str,
+                   output: str) -> str:
+    n, scored, unavailable = summary["tasks"], summary["scored"], summary["unavailable"]
+    overall = {"tasks": n, "score": sum(r["score"] for r in summary["by_category"].values()),
+               "max_score": sum(r["max_score"] for r in summary["by_category"].values()),
+               "accuracy": summary["weighted_accuracy"],
+               "pass_at_1_accuracy": summary["pass_at_1_weighted_accuracy"]}
+    lines = [f"StructuralEval: {model}, prompt {prompt_type}: {n} task(s), {scored} scored, "
+             f"{unavailable} unavailable", ""]
+    lines += _table("Category", summary["by_category"], overall)
+    lines += ["", f"Weighted accuracy: {summary['weighted_accuracy']:.2f}%   "
+                  f"Average ratio: {summary['avg_ratio']:.2f}%", ""]
+    lines += _table("Difficulty", summary["by_difficulty"], None)
+    lines += ["", f"{'Stage (scored tasks)':<22}{'pass@1':>14}{'after repair':>16}"]
+    for stage, label in _STAGE_LABELS.items():
+        first, final = summary["pass_at_1_stages"][stage], summary["stages"][stage]
+        lines.append(f"{label:<22}{first:>7} {_share(first, scored):>6}"
+                     f"{final:>9} {_share(final, scored):>6}")
+    gain = summary["weighted_accuracy"] - summary["pass_at_1_weighted_accuracy"]
+    tokens = summary["tokens"]
+    lines += ["",
+              f"pass@1: {summary['pass_at_1_weighted_accuracy']:.2f}% weighted, "
+              f"{summary['pass_at_1_avg_ratio']:.2f}% average ratio; after repair: "
+              f"{summary['weighted_accuracy']:.2f}% weighted ({gain:+.2f} points), "
+              f"{summary['avg_ratio']:.2f}% average ratio",
+              f"Tokens: {tokens['total']} ({tokens['prompt']} prompt, "
+              f"{tokens['completion']} completion)",
+              f"Wall time: {summary['wall_s']:.1f} s",
+              f"Results: {output}/results.json   Evidence: {output}/trace.jsonl"]
+    if unavailable:
+        lines.append(f"WARNING: {unavailable} task(s) unavailable (the API kept failing); they "
+                     f"count 0 above. Finish them with: --resume --output {output}")
+    return "\n".join(lines)
+
+
+def _share(count: int, total: int) -> str:
+    return f"{100.0 * count / total:.1f}%" if total else "-"

@@ -1,0 +1,158 @@
+"""Per-task outcomes and the numbers a run is judged by.
+
+Metric definitions (the README repeats them):
+
+* weighted accuracy = Σ(ratio × difficulty) / Σ(difficulty) over *all* selected
+  tasks, in percent; an ``unavailable`` task contributes 0 (it was selected, so
+  dropping it would flatter a run whose endpoint failed on hard tasks);
+* average ratio and pass@1 (first attempt only) are computed the same way;
+* diagnostics — the stage distribution, per-stage counts — cover *scored* tasks
+  only, since an unavailable task has no stage.
+
+Sums run over tasks in dataset order, never completion order, so the same
+answers give the same bytes whatever the concurrency.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .grading import STAGES
+
+SCORED, UNAVAILABLE = "scored", "unavailable"
+
+
+@dataclass(frozen=True)
+class Tokens:
+    prompt: int = 0
+    completion: int = 0
+    total: int = 0
+
+    def __add__(self, other: Tokens) -> Tokens:
+        return Tokens(self.prompt + other.prompt, self.completion + other.completion,
+                      self.total + other.total)
+
+    def to_json(self) -> dict[str, int]:
+        return {"prompt": self.prompt, "completion": self.completion, "total": self.total}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Tokens:
+        data = data if isinstance(data, dict) else {}
+        return cls(*(int(data.get(k) or 0) for k in ("prompt", "completion", "total")))
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    id: str
+    category: str
+    difficulty: int
+    run: int
+    status: str  # scored | unavailable
+    ratio: float  # best over attempts; 0 when unavailable
+    stage: str | None  # stage of the best attempt
+    first_attempt_ratio: float | None
+    first_attempt_stage: str | None
+    attempts: int  # attempts that reached the model and were graded
+    tokens: Tokens = field(default_factory=Tokens)
+    best_attempt: int | None = None
+    fingerprint: str = ""
+    reason: str | None = None  # why unavailable
+
+    @property
+    def score(self) -> float:
+        return self.ratio * self.difficulty
+
+    def _common(self) -> dict[str, Any]:
+        return {"category": self.category, "difficulty": self.difficulty, "run": self.run,
+                "status": self.status, "ratio": self.ratio, "score": self.score,
+                "stage": self.stage, "first_attempt_ratio": self.first_attempt_ratio,
+                "first_attempt_stage": self.first_attempt_stage, "attempts": self.attempts}
+
+    def results_entry(self) -> dict[str, Any]:
+        """The task's line in results.json."""
+        return {"id": self.id, **self._common(), "tokens": self.tokens.total,
+                "reason": self.reason}
+
+    def trace_record(self) -> dict[str, Any]:
+        """The ``task`` record of trace.jsonl (type/session/elapsed are added by the writer)."""
+        return {"task_id": self.id, **self._common(), "best_attempt": self.best_attempt,
+                "tokens": self.tokens.to_json(), "fingerprint": self.fingerprint,
+                "reason": self.reason}
+
+    @classmethod
+    def from_trace_record(cls, rec: dict[str, Any]) -> TaskResult:
+        return cls(id=str(rec["task_id"]), category=str(rec["category"]),
+                   difficulty=int(rec["difficulty"]), run=int(rec.get("run", 0)),
+                   status=str(rec["status"]), ratio=float(rec["ratio"]), stage=rec.get("stage"),
+                   first_attempt_ratio=rec.get("first_attempt_ratio"),
+                   first_attempt_stage=rec.get("first_attempt_stage"),
+                   attempts=int(rec.get("attempts", 0)),
+                   tokens=Tokens.from_json(rec.get("tokens")), best_attempt=rec.get("best_attempt"),
+                   fingerprint=str(rec.get("fingerprint", "")), reason=rec.get("reason"))
+
+
+def _pct(numerator: float, denominator: float) -> float:
+    return round(100.0 * numerator / denominator, 4) if denominator else 0.0
+
+
+def _first_ratio(r: TaskResult) -> float:
+    return r.first_attempt_ratio if r.status == SCORED and r.first_attempt_ratio else 0.0
+
+
+def group_row(results: list[TaskResult]) -> dict[str, Any]:
+    """Tasks, score, max score, accuracy (weighted, %) and average ratio (%) of a group."""
+    score = sum(r.score for r in results)
+    max_score = sum(r.difficulty for r in results)
+    return {"tasks": len(results), "unavailable": sum(r.status != SCORED for r in results),
+            "score": round(score, 6), "max_score": max_score,
+            "accuracy": _pct(score, max_score),
+            "pass_at_1_accuracy": _pct(sum(_first_ratio(r) * r.difficulty for r in results),
+                                       max_score),
+            "avg_ratio": _pct(sum(r.ratio for r in results), len(results))}
+
+
+def _grouped(results: list[TaskResult], key: Any) -> dict[str, dict[str, Any]]:
+    groups: dict[Any, list[TaskResult]] = {}
+    for r in results:
+        groups.setdefault(key(r), []).append(r)
+    return {str(k): group_row(groups[k]) for k in sorted(groups)}
+
+
+def stage_counts(stages: Iterable[str | None]) -> dict[str, int]:
+    counts = dict.fromkeys(STAGES, 0)
+    for stage in stages:
+        if stage in counts:
+            counts[stage] += 1
+    return counts
+
+
+def summarize(results: list[TaskResult], *, wall_s: float) -> dict[str, Any]:
+    """The ``summary`` object of results.json (one run's tasks, in dataset order)."""
+    scored = [r for r in results if r.status == SCORED]
+    overall = group_row(results)
+    tokens = Tokens()
+    for r in results:
+        tokens = tokens + r.tokens
+    return {
+        "weighted_accuracy": overall["accuracy"],
+        "avg_ratio": overall["avg_ratio"],
+        "pass_at_1_weighted_accuracy": overall["pass_at_1_accuracy"],
+        "pass_at_1_avg_ratio": _pct(sum(_first_ratio(r) for r in results), len(results)),
+        "stages": stage_counts(r.stage for r in scored),
+        "pass_at_1_stages": stage_counts(r.first_attempt_stage for r in scored),
+        "tokens": tokens.to_json(),
+        "wall_s": round(wall_s, 3),
+        "tasks": len(results),
+        "scored": len(scored),
+        "unavailable": len(results) - len(scored),
+        "by_category": _grouped(results, lambda r: r.category),
+        "by_difficulty": _grouped(results, lambda r: r.difficulty),
+    }
+
+
+def running_accuracy(results: Iterable[TaskResult]) -> float:
+    """Weighted accuracy (%) of the tasks finished so far, for the progress bar."""
+    done = list(results)
+    return _pct(sum(r.score for r in done), sum(r.difficulty for r in done))

@@ -1,0 +1,225 @@
+"""A session of a run: decide what is left to do, do it concurrently, write the results.
+
+A run lives in one directory: ``run.json`` (grading settings, prompt, sessions),
+``trace.jsonl`` (every attempt and every finished task, appended as it happens)
+and ``results.json`` (written once every selected task is finished). A session
+trusts only the trace: tasks with a ``scored`` record whose fingerprint still
+matches are kept, everything else (missing, unavailable, interrupted) is run
+again. Results are assembled in dataset order, so concurrency and interruptions
+change neither the scores nor their order.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from ..model.errors import StructEvalError
+from .grading import Grader, scorer_grade
+from .images import ImageError, encode_image
+from .prompts import system_prompt
+from .repair_loop import RunContext, TaskLike, run_task, task_fingerprint
+from .results import SCORED, TaskResult, running_accuracy, summarize
+from .settings import GradingSettings, RetryPolicy, TransportSettings
+from .trace import Redactor, TraceWriter, jsonable, read_trace
+from .transport import ChatTransport
+
+RUN_FORMAT = 1
+
+
+class RunDirError(StructEvalError):
+    """The output directory cannot be used as asked (occupied, or a different run)."""
+
+
+@dataclass(frozen=True)
+class SessionOutcome:
+    results: list[TaskResult]
+    summary: dict[str, Any]
+    reused: int  # tasks taken over from earlier sessions
+    ran: int  # tasks run in this session
+    session: int
+
+
+def _write_json_atomic(path: Path, data: Any, redact: Redactor) -> None:
+    pretty = json.dumps(jsonable(data, redact), indent=2, ensure_ascii=False,
+                        allow_nan=False) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(pretty)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _previous_state(records: list[dict[str, Any]]) -> tuple[dict[tuple[int, str], TaskResult],
+                                                             int, float]:
+    """(last task result per (run, id), next session number, wall seconds of past sessions)."""
+    finished: dict[tuple[int, str], TaskResult] = {}
+    sessions: dict[int, float] = {}
+    for rec in records:
+        session = rec.get("session")
+        if isinstance(session, int):
+            elapsed = rec.get("wall_s", rec.get("elapsed_s", 0.0))
+            if isinstance(elapsed, (int, float)):
+                sessions[session] = max(sessions.get(session, 0.0), float(elapsed))
+        if rec["type"] == "task":
+            try:
+                result = TaskResult.from_trace_record(rec)
+            except (KeyError, TypeError, ValueError):
+                continue
+            finished[(result.run, result.id)] = result
+    next_session = max(sessions, default=-1) + 1
+    return finished, next_session, sum(sessions.values())
+
+
+class Session:
+    """One invocation of run_eval on a run directory."""
+
+    def __init__(self, output: Path, *, grading: GradingSettings,
+                 transport_settings: TransportSettings, policy: RetryPolicy, api_key: str,
+                 resume: bool, grader: Grader = scorer_grade,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.output = Path(output)
+        self.grading = grading
+        self.transport_settings = transport_settings
+        self.policy = policy
+        self.redact = Redactor([api_key])
+        self.grader = grader
+        self.resume = resume
+        self.prompt = system_prompt(grading.prompt_type)
+        self.transport = ChatTransport(api_key=api_key, api_base=transport_settings.api_base,
+                                       timeout=transport_settings.timeout,
+                                       stream=transport_settings.stream, policy=policy,
+                                       sleep=sleep)
+        self.stop = threading.Event()
+
+    @property
+    def trace_path(self) -> Path:
+        return self.output / "trace.jsonl"
+
+    @property
+    def run_path(self) -> Path:
+        return self.output / "run.json"
+
+    @property
+    def results_path(self) -> Path:
+        return self.output / "results.json"
+
+    def _prepare_dir(self) -> dict[str, Any] | None:
+        """The stored run.json when resuming, after checking it is the same run."""
+        has_run = self.run_path.exists() or self.trace_path.exists()
+        if has_run and not self.resume:
+            raise RunDirError(f"{self.output} already holds a run; continue it with --resume "
+                              "or choose another --output")
+        self.output.mkdir(parents=True, exist_ok=True)
+        if not has_run:
+            return None
+        try:
+            stored = json.loads(self.run_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RunDirError(f"{self.run_path} is missing or unreadable ({exc}); "
+                              "cannot tell which run this directory holds") from None
+        mismatch = self.grading.differences(stored.get("grading", {}))
+        if stored.get("system_prompt") != self.prompt:
+            mismatch.append("system prompt text differs (the prompts changed since)")
+        if mismatch:
+            raise RunDirError("--resume needs the same grading settings as the stored run:\n  "
+                              + "\n  ".join(mismatch))
+        return stored
+
+    def _manifest(self, stored: dict[str, Any] | None, session: int,
+                  tasks: Sequence[TaskLike]) -> dict[str, Any]:
+        sessions = list((stored or {}).get("sessions", []))
+        sessions.append({"session": session,
+                         "started_at": _dt.datetime.now(_dt.timezone.utc).isoformat(
+                             timespec="seconds"),
+                         "transport": self.transport_settings.to_json(),
+                         "retry_policy": asdict(self.policy), "selected_tasks": len(tasks)})
+        return {"format": RUN_FORMAT, "grading": self.grading.to_json(), "sessions": sessions,
+                "system_prompt": self.prompt}
+
+    def run(self, tasks: Sequence[TaskLike], *, progress: bool | None = None,
+            echo: Callable[[str], None] = print) -> SessionOutcome:
+        stored = self._prepare_dir()
+        records, skipped = read_trace(self.trace_path)
+        if skipped:
+            echo(f"note: skipped {skipped} unreadable line(s) of {self.trace_path} "
+                 "(a session was killed mid-write)")
+        previous, session, past_wall = _previous_state(records)
+        _write_json_atomic(self.run_path, self._manifest(stored, session, tasks), self.redact)
+
+        kept: dict[str, TaskResult] = {}
+        pending: list[TaskLike] = []
+        for task in tasks:
+            old = previous.get((0, task.id))
+            if old is not None and old.status == SCORED and _same_task(task, old):
+                kept[task.id] = old
+            else:
+                pending.append(task)
+
+        started = time.monotonic()
+        with TraceWriter(self.trace_path, self.redact) as writer:
+            ctx = RunContext(self.grading, self.transport_settings, self.transport, self.grader,
+                             self.prompt, writer.write, session, started, self.stop)
+            ctx.record("session", 0, {"resumed": bool(previous), "reused": len(kept),
+                                      "pending": len(pending)})
+            fresh = self._execute(ctx, tasks, pending, kept, progress)
+            wall = time.monotonic() - started
+            ctx.record("session_end", 0, {"wall_s": round(wall, 3)})
+        ordered = [fresh.get(t.id) or kept[t.id] for t in tasks]
+        summary = summarize(ordered, wall_s=past_wall + wall)
+        document = {"summary": summary, "tasks": [r.results_entry() for r in ordered]}
+        _write_json_atomic(self.results_path, document, self.redact)
+        return SessionOutcome(ordered, summary, len(kept), len(pending), session)
+
+    def _execute(self, ctx: RunContext, tasks: Sequence[TaskLike], pending: list[TaskLike],
+                 kept: dict[str, TaskResult], progress: bool | None) -> dict[str, TaskResult]:
+        fresh: dict[str, TaskResult] = {}
+        bar = tqdm(total=len(tasks), initial=len(kept), unit="task", dynamic_ncols=True,
+                   disable=None if progress is None else not progress)
+        if kept:
+            bar.set_postfix_str(f"acc {running_accuracy(kept.values()):.1f}%")
+        workers = max(1, min(self.transport_settings.concurrency, len(pending) or 1))
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="task")
+        futures: dict[Future[TaskResult], TaskLike] = {
+            pool.submit(run_task, ctx, task): task for task in pending}
+        try:
+            waiting = set(futures)
+            while waiting:
+                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                for future in done:
+                    result = future.result()
+                    fresh[result.id] = result
+                    bar.update(1)
+                    finished = list(kept.values()) + list(fresh.values())
+                    bar.set_postfix_str(f"acc {running_accuracy(finished):.1f}%")
+        except BaseException:
+            self.stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            bar.close()
+        pool.shutdown(wait=True)
+        return fresh
+
+
+def _same_task(task: TaskLike, old: TaskResult) -> bool:
+    try:
+        return task_fingerprint(task, encode_image(task.image_path)) == old.fingerprint
+    except ImageError:
+        return False

@@ -1,0 +1,93 @@
+"""What a run is: the settings that decide its scores, and the transport retry policy.
+
+They are split because they play different roles in ``--resume``: results from an
+earlier session may only be reused when every *grading* setting is identical,
+while transport knobs (concurrency, timeout, backoff, streaming) may change
+between sessions without changing what a finished task means. The API key is
+deliberately not a field of either: nothing that gets serialized can hold it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+PROMPT_TYPES = ("standard", "reasoning", "strict")
+
+
+@dataclass(frozen=True)
+class GradingSettings:
+    """Everything that can change a task's score; stored in ``run.json``."""
+
+    model: str
+    prompt_type: str = "standard"
+    temperature: float = 0.0
+    max_tokens: int = 8192
+    max_retries: int = 3  # repair rounds after the first attempt
+    tolerance: float = 0.02
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def differences(self, stored: dict[str, Any]) -> list[str]:
+        """Human-readable mismatches against the settings an earlier session stored."""
+        out = []
+        for f in fields(self):
+            mine, theirs = getattr(self, f.name), stored.get(f.name)
+            if mine != theirs:
+                out.append(f"{f.name}: this run {mine!r}, stored run {theirs!r}")
+        return out
+
+
+@dataclass(frozen=True)
+class TransportSettings:
+    """How requests are made; may differ between sessions of one run."""
+
+    api_base: str | None = None
+    timeout: float = 600.0  # seconds for one whole request (stream included)
+    stream: bool = False
+    concurrency: int = 4
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["api_base"] = public_url(self.api_base)
+        return out
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter for infrastructure failures.
+
+    ``tries`` counts requests, so ``tries=6`` means one request and five retries.
+    A server's Retry-After wins over the computed delay (capped by
+    ``max_retry_after`` so a hostile value cannot stall a run for a day).
+    """
+
+    tries: int = 6
+    base_delay: float = 2.0
+    max_delay: float = 60.0
+    jitter: float = 0.25  # ± fraction of the computed delay
+    max_retry_after: float = 300.0
+
+    def delay(self, failures: int, retry_after: float | None, rng: random.Random) -> float:
+        """Seconds to wait after the ``failures``-th failed request (1-based)."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_retry_after)
+        raw = min(self.base_delay * 2 ** (failures - 1), self.max_delay)
+        return max(0.0, raw * (1.0 + self.jitter * (2.0 * rng.random() - 1.0)))
+
+
+def public_url(url: str | None) -> str | None:
+    """The endpoint without user-info or query string, which may carry credentials."""
+    if not url:
+        return url
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    except ValueError:
+        return "<unparsable url>"

@@ -1,0 +1,29 @@
+"""The single place where the harness meets the dataset loader (:mod:`structeval.dataset`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def select_tasks(data_dir: Path | None, *, split: str | None, categories: Sequence[str],
+                 difficulties: Sequence[int], id_filter: str | None,
+                 limit: int | None) -> list[Any]:
+    """Tasks in dataset order, filtered by the loader, then cut to ``limit``.
+
+    Raises the loader's DatasetError (a StructEvalError) with its explanation.
+    """
+    from ..dataset import DATA_DIR, load_tasks
+
+    tasks = load_tasks(Path(data_dir) if data_dir else DATA_DIR, split=split,
+                       categories=list(categories) or None,
+                       difficulties=list(difficulties) or None, id_filter=id_filter)
+    return list(tasks)[:limit] if limit else list(tasks)
+
+
+def verify_selected(tasks: list[Any]) -> Any:
+    """The dataset's self-check (``--debug``): loader, images, GT through solver and scorer."""
+    from ..dataset.verify import verify_tasks
+
+    return verify_tasks(tasks)

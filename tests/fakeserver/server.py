@@ -1,0 +1,283 @@
+"""A local OpenAI-compatible chat-completions server with scripted answers, for tests.
+
+Why a real HTTP server rather than a mocked client: the harness must survive what
+real endpoints do on the wire (429 with Retry-After, 5xx, slow answers, streams
+cut mid-body), and only the real ``openai`` client talking over a socket shows
+how those faults actually surface. Nothing here touches the network beyond
+127.0.0.1, and no key is needed (whatever key the client sends is recorded in
+memory only, so tests can check it never reaches a file).
+
+A request is attributed to a task by the sha256 of the image it carries, and to
+an attempt through the previous answer it quotes (the repair loop keeps only the
+last failed exchange, so attempt k+1 quotes what this server answered at
+attempt k); scripts are keyed ``(image sha256, attempt)``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A normal completion; streamed as SSE chunks when the request asks for a stream."""
+
+    text: str
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+    finish_reason: str = "stop"
+    delay: float = 0.0
+    chunks: int = 4
+
+
+@dataclass(frozen=True)
+class Fail:
+    """An HTTP error status with an OpenAI-style error body."""
+
+    status: int
+    message: str = "scripted failure"
+    retry_after: str | None = None
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The answer starts but stops half-way: by dropping the connection mid-body, or
+    (``clean``, streams only) by ending the stream politely without a finish reason."""
+
+    text: str
+    clean: bool = False
+
+
+@dataclass(frozen=True)
+class EchoAuth:
+    """A hostile server: answers with the Authorization header it received."""
+
+
+Reply = Answer | Fail | Cut | EchoAuth
+
+
+@dataclass
+class Call:
+    """One request as the server saw it."""
+
+    body: dict[str, Any]
+    authorization: str
+    image_sha: str | None
+    attempt: int
+    hit: int  # 1 for the first request of this (image, attempt), 2 for its retry, ...
+    at: float = field(default_factory=time.monotonic)
+
+
+Responder = Callable[[Call], Reply]
+
+_DATA_URL = re.compile(r"^data:[^;,]+;base64,(.*)$", re.S)
+
+
+def image_sha(body: dict[str, Any]) -> str | None:
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for part in content:
+            if part.get("type") == "image_url":
+                match = _DATA_URL.match(part["image_url"]["url"])
+                if match:
+                    return hashlib.sha256(base64.b64decode(match.group(1))).hexdigest()
+    return None
+
+
+class Script:
+    """Replies per (image sha256, attempt); each list is consumed in order, its last
+    entry repeating. Unknown keys get ``default``."""
+
+    def __init__(self, default: Reply | None = None):
+        self.plan: dict[tuple[str, int], list[Reply]] = {}
+        self.default = default
+
+    def on(self, sha: str, attempt: int, *replies: Reply) -> Script:
+        self.plan[(sha, attempt)] = list(replies)
+        return self
+
+    def __call__(self, call: Call) -> Reply:
+        replies = self.plan.get((call.image_sha or "", call.attempt))
+        if not replies:
+            if self.default is None:
+                return Fail(400, f"no script for image {call.image_sha} attempt {call.attempt}")
+            return self.default
+        return replies[min(call.hit, len(replies)) - 1]
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Clients hanging up (timeouts, keep-alive closes) are part of the script."""
+
+
+class FakeOpenAI:
+    """``with FakeOpenAI(script) as server: server.base_url`` → ``http://127.0.0.1:N/v1``."""
+
+    def __init__(self, responder: Responder):
+        self.responder = responder
+        self.calls: list[Call] = []
+        self._hits: dict[tuple[str | None, int], int] = defaultdict(int)
+        self._answered: dict[tuple[str | None, str], int] = {}
+        self._lock = threading.Lock()
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def record(self, body: dict[str, Any], authorization: str) -> Call:
+        sha = image_sha(body)
+        quoted = [m.get("content") for m in body.get("messages", [])
+                  if m.get("role") == "assistant"]
+        with self._lock:
+            attempt = 1 + (self._answered.get((sha, str(quoted[-1])), 0) if quoted else 0)
+            self._hits[(sha, attempt)] += 1
+            call = Call(body, authorization, sha, attempt, self._hits[(sha, attempt)])
+            self.calls.append(call)
+        return call
+
+    def answered(self, call: Call, text: str) -> None:
+        with self._lock:
+            self._answered[(call.image_sha, text)] = call.attempt
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # no 40 ms delayed-ACK stalls between writes
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._json(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                call = server.record(body, self.headers.get("Authorization", ""))
+                reply = server.responder(call)
+                if isinstance(reply, EchoAuth):
+                    reply = Answer(f"your credentials: {call.authorization}")
+                if isinstance(reply, Fail):
+                    headers = {"Retry-After": reply.retry_after} if reply.retry_after else {}
+                    self._json(reply.status, {"error": {"message": reply.message,
+                                                        "type": "scripted"}}, headers)
+                    return
+                stream = bool(body.get("stream"))
+                if isinstance(reply, Cut):
+                    self._cut(reply, stream)
+                    return
+                server.answered(call, reply.text)
+                time.sleep(reply.delay)
+                if stream:
+                    self._stream(reply, body)
+                else:
+                    self._json(200, _completion(reply, body.get("model", "")))
+
+            def _json(self, status: int, payload: dict[str, Any],
+                      headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _start_chunked(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+
+            def _event(self, payload: dict[str, Any] | str) -> None:
+                text = payload if isinstance(payload, str) else json.dumps(payload)
+                self._chunk(f"data: {text}\n\n".encode())
+
+            def _stream(self, reply: Answer, body: dict[str, Any]) -> None:
+                self._start_chunked()
+                model = body.get("model", "")
+                for piece in _pieces(reply.text, reply.chunks):
+                    self._event(_chunk_payload(model, {"content": piece}, None))
+                self._event(_chunk_payload(model, {}, reply.finish_reason))
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    usage = _chunk_payload(model, None, None)
+                    usage["usage"] = _usage(reply)
+                    self._event(usage)
+                self._event("[DONE]")
+                self._chunk(b"")
+
+            def _cut(self, reply: Cut, stream: bool) -> None:
+                text = reply.text
+                if stream:
+                    self._start_chunked()
+                    self._event(_chunk_payload("", {"content": text[: len(text) // 2]}, None))
+                    if reply.clean:
+                        self._chunk(b"")
+                        return
+                else:
+                    data = json.dumps(_completion(Answer(text), "")).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(2)
+
+        return Handler
+
+
+def _pieces(text: str, count: int) -> list[str]:
+    size = max(1, -(-len(text) // max(1, count)))
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+def _usage(reply: Answer) -> dict[str, int]:
+    return {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens}
+
+
+def _completion(reply: Answer, model: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "finish_reason": reply.finish_reason,
+                         "message": {"role": "assistant", "content": reply.text}}],
+            "usage": _usage(reply)}
+
+
+def _chunk_payload(model: str, delta: dict[str, Any] | None,
+                   finish: str | None) -> dict[str, Any]:
+    choices = [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": finish}]
+    return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0,
+            "model": model, "choices": choices}

@@ -1,0 +1,94 @@
+"""The prompts teach FrameCalc JSON as FORMAT.md defines it, with a correct worked example.
+
+(That no prompt carries ground-truth values is checked end to end on the
+requests the fake server receives, in test_harness_run.py.)
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from structeval import parse_model, solve
+from structeval.harness.extract import extract_json
+from structeval.harness.prompts import example_model, repair_text, system_prompt, task_text
+from structeval.harness.settings import PROMPT_TYPES
+from structeval.model import DEFAULT_A, DEFAULT_E, DEFAULT_IZ
+
+REQUIRED_TERMS = [
+    # members and releases
+    '"points"', '"links"', '"supports"', '"loads"', '"endA"', '"endB"', '"rigid"', '"hinge"',
+    "every member has \"endA\": \"hinge\" and \"endB\": \"hinge\"",
+    # supports and what their angle means
+    '"pin"', '"roller"', '"fixed"', '"slider"', "angleDeg", "0 for a roller on horizontal ground",
+    "90 for a roller against a vertical wall", "90 for a slider that slides horizontally",
+    # loads and sign conventions
+    "pointLoad", "distributedLoad", "bendingMoment", '"angleMode"', '"world"', '"relative"',
+    '"flip"', '"refEnd"', '"offsetMode"', '"offset"', '"offsetPercent"', '"wStart"', '"wEnd"',
+    '"fromStart"', '"fromEnd"', "270 = down", "counter-clockwise", "clockwise",
+    # units
+    "kN", "kN/m", "kN·m",
+    # how to answer
+    "<json></json>",
+]
+
+
+@pytest.mark.parametrize("prompt_type", PROMPT_TYPES)
+def test_every_prompt_teaches_the_schema(prompt_type):
+    text = system_prompt(prompt_type)
+    missing = [term for term in REQUIRED_TERMS if term not in text]
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("prompt_type", PROMPT_TYPES)
+def test_default_section_values_are_the_parsers(prompt_type):
+    text = system_prompt(prompt_type)
+    numbers = {float(x.rstrip(".")) for x in re.findall(r"(?:E|A|Iz) = ([0-9.e+-]+)", text)}
+    assert {DEFAULT_E, DEFAULT_A, DEFAULT_IZ} <= numbers
+
+
+def test_prompt_types_differ_only_in_how_to_answer():
+    texts = {t: system_prompt(t) for t in PROMPT_TYPES}
+    heads = {t: text.split("## Your answer")[0] for t, text in texts.items()}
+    assert len(set(heads.values())) == 1
+    assert len(set(texts.values())) == len(PROMPT_TYPES)
+    assert "step by step" in texts["reasoning"]
+    assert "nothing else" in texts["strict"]
+
+
+def test_unknown_prompt_type_is_refused():
+    with pytest.raises(ValueError, match="standard"):
+        system_prompt("creative")
+
+
+@pytest.mark.parametrize("prompt_type", PROMPT_TYPES)
+def test_the_example_in_the_prompt_is_the_valid_stable_model(prompt_type):
+    example_part = system_prompt(prompt_type).split("## Example")[1].split("## Your answer")[0]
+    found = extract_json(example_part)
+    assert found.method == "json_tag" and not found.repaired
+    assert found.document == example_model()
+    solution = solve(parse_model(found.document))  # raises if invalid or a mechanism
+    # The drawing in words: 4 kN/m over 3 m and 10 kN, both downward -> 22 kN held upward.
+    vertical = sum(r["value"] for r in solution["reactions"]
+                   if r["type"] in ("uy", "normal"))
+    assert vertical == pytest.approx(22.0)
+    # Statics of the words: about hinge B, R_C·3 = 10·2 + 6 (clockwise couple) -> 26/3 kN;
+    # the wall then carries 12 kN·1.5 m + (10 - 26/3) kN·3 m = 22 kN·m counter-clockwise.
+    by = {(r["atId"], r["type"]): r["value"] for r in solution["reactions"]}
+    assert by[("S2", "normal")] == pytest.approx(26 / 3)
+    assert by[("S1", "rz")] == pytest.approx(22.0)
+    assert by[("S1", "ux")] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_notes_are_appended_to_the_task_text():
+    assert task_text("Pin-jointed truss.").endswith("Notes for this drawing: Pin-jointed truss.")
+    assert "Notes" not in task_text("") and "Notes" not in task_text(None)
+
+
+def test_repair_text_names_the_stage_and_keeps_the_diagnosis():
+    text = repair_text("supports", "your support S2 at point C restrains differently")
+    assert "supports do not match" in text
+    assert "your support S2 at point C restrains differently" in text
+    assert "<json></json>" in text
+    assert "no FrameCalc JSON" in repair_text("no_json", "")
