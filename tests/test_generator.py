@@ -383,3 +383,31 @@ def test_cli_refuses_bad_arguments(tmp_path: Path) -> None:
     result = runner.invoke(main, ["--out", str(tmp_path), "--no-images"])
     assert result.exit_code != 0 and "--count" in result.output
     assert not any(tmp_path.iterdir())
+
+
+def test_idle_cuts_are_merged_and_ids_renumbered() -> None:
+    from structeval.dataset.builder import merge_idle_points, renumber
+
+    b = ModelBuilder()
+    a, m, n, c = b.point(0, 0), b.point(2, 0), b.point(4, 0), b.point(6, 0)
+    b.link(a, m)
+    second = b.link(m, n)
+    b.link(n, c, hinge_b=True)
+    b.support(a, "fixed")
+    b.support(c, "roller")
+    idle = b.build(renumber_loads([line_load(second, 5)]))
+    # L2 carries a load: neither of its ends may disappear
+    assert merge_idle_points(idle) == idle
+    moved = b.build(renumber_loads([force(c, 5, 0)]))
+    merged = renumber(merge_idle_points(moved))
+    assert [(lk.id, lk.a, lk.b, lk.hinge_b) for lk in merged.links] == [("L1", "P1", "P2", True)]
+    assert [p.id for p in merged.points] == ["P1", "P2"]
+    assert merged.supports[1].at == "P2" and merged.loads[0].target.id == "P2"
+    hinged = ModelBuilder()
+    a, m, c = hinged.point(0, 0), hinged.point(3, 0), hinged.point(6, 0)
+    hinged.link(a, m, hinge_b=True)
+    hinged.link(m, c)
+    hinged.support(a, "fixed")
+    hinged.support(c, "roller")
+    kept = hinged.build(renumber_loads([force(c, 5, 0)]))
+    assert merge_idle_points(kept) == kept

@@ -83,3 +83,52 @@ class ModelBuilder:
 def renumber_loads(loads: list[Load]) -> tuple[Load, ...]:
     """Load ids LD1, LD2, … in list order (the generator builds loads before naming them)."""
     return tuple(replace(ld, id=f"LD{i}") for i, ld in enumerate(loads, start=1))
+
+
+def merge_idle_points(model: Model) -> Model:
+    """Join two collinear, rigidly connected, unloaded links through a point that carries
+    nothing (no support, no load, no hinge): the generator cuts members at places loads
+    may use, and a cut no load took would only add a letter and a dimension to the picture."""
+    loaded_points = {ld.target.id for ld in model.loads if ld.target.type == "point"}
+    loaded_links = {ld.target.id for ld in model.loads if ld.target.type == "link"}
+    supported = {s.at for s in model.supports}
+    links = list(model.links)
+    points = list(model.points)
+    changed = True
+    while changed:
+        changed = False
+        for p in points:
+            if p.id in supported or p.id in loaded_points:
+                continue
+            at = [lk for lk in links if p.id in (lk.a, lk.b)]
+            if len(at) != 2 or any(lk.id in loaded_links for lk in at):
+                continue
+            (first, second), by_id = at, {q.id: q for q in points}
+            far = [lk.b if lk.a == p.id else lk.a for lk in at]
+            hinged_here = [lk.hinge_a if lk.a == p.id else lk.hinge_b for lk in at]
+            u, v = by_id[far[0]], by_id[far[1]]
+            cross = (p.x - u.x) * (v.y - u.y) - (p.y - u.y) * (v.x - u.x)
+            same_section = (first.E, first.A, first.Iz) == (second.E, second.A, second.Iz)
+            if any(hinged_here) or abs(cross) > 1e-9 or not same_section:
+                continue
+            far_hinges = [lk.hinge_b if lk.a == p.id else lk.hinge_a for lk in at]
+            merged = Link(first.id, far[0], far[1], first.E, first.A, first.Iz, *far_hinges)
+            links = [merged if lk.id == first.id else lk for lk in links if lk.id != second.id]
+            points = [q for q in points if q.id != p.id]
+            changed = True
+            break
+    return model.with_(points=tuple(points), links=tuple(links))
+
+
+def renumber(model: Model) -> Model:
+    """Ids P1…, L1…, S1…, LD1… in model order, so a merged model has no gaps."""
+    pmap = {p.id: f"P{i}" for i, p in enumerate(model.points, start=1)}
+    lmap = {lk.id: f"L{i}" for i, lk in enumerate(model.links, start=1)}
+    points = tuple(replace(p, id=pmap[p.id]) for p in model.points)
+    links = tuple(replace(lk, id=lmap[lk.id], a=pmap[lk.a], b=pmap[lk.b]) for lk in model.links)
+    supports = tuple(replace(s, id=f"S{i}", at=pmap[s.at])
+                     for i, s in enumerate(model.supports, start=1))
+    loads = [replace(ld, target=replace(ld.target, id=(pmap if ld.target.type == "point"
+                                                       else lmap)[ld.target.id]))
+             for ld in model.loads]
+    return Model(points, links, supports, renumber_loads(loads))

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..model import ModelError, model_to_json, parse_model
 from ..model.types import Model
+from .builder import merge_idle_points, renumber
 from .difficulty import difficulty
 from .errors import DatasetError
 from .families import pick_family
@@ -97,7 +98,8 @@ def generate_problem(seed: int, index: int, category: str, level: int, split: st
         rng = derived_rng("problem", seed, index, category, level, attempt)
         family, template = pick_family(category, level, rng)
         skeleton = template(rng, level)
-        drafted = add_loads(rng, skeleton, truss=category == "truss", level=level)
+        drafted = renumber(merge_idle_points(
+            add_loads(rng, skeleton, truss=category == "truss", level=level)))
         try:
             model = parse_model(model_to_json(drafted))  # exactly what the file will hold
         except ModelError:

@@ -16,20 +16,29 @@ from .common import Skeleton, grid
 
 PIN, ROLLER, FIXED = SupportKind.PIN, SupportKind.ROLLER, SupportKind.FIXED
 
-#: support pairs (left base, right base) of two-legged frames, with their redundancy
-BASES = {
+#: support pairs (left base, right base) of two-legged frames; angle None = a slanted
+#: roller, whose rolling surface makes one of SLANTS with the horizontal
+BASES: dict[str, tuple[tuple[SupportKind, float | None], tuple[SupportKind, float | None]]] = {
     "pin_roller": ((PIN, 0.0), (ROLLER, 0.0)),
+    "pin_slanted_roller": ((PIN, 0.0), (ROLLER, None)),
     "pin_pin": ((PIN, 0.0), (PIN, 0.0)),
     "fixed_fixed": ((FIXED, 0.0), (FIXED, 0.0)),
     "fixed_pin": ((FIXED, 0.0), (PIN, 0.0)),
     "fixed_roller": ((FIXED, 0.0), (ROLLER, 0.0)),
 }
+SLANTS = (30.0, 45.0, 60.0, 300.0, 315.0, 330.0)
 
 
 def _pick_bases(rng: random.Random, level: int) -> str:
     easy = ["pin_roller", "pin_roller", "fixed_roller"]
-    hard = ["pin_pin", "fixed_fixed", "fixed_pin", "fixed_roller"]
+    hard = ["pin_pin", "fixed_fixed", "fixed_pin", "fixed_roller", "pin_slanted_roller"]
     return rng.choice(easy if level <= 2 else hard if level >= 4 else easy + hard)
+
+
+def _place_bases(b: ModelBuilder, rng: random.Random, bases: str, left: str, right: str,
+                 ) -> None:
+    for pid, (kind, angle) in zip((left, right), BASES[bases], strict=True):
+        b.support(pid, kind, rng.choice(SLANTS) if angle is None else angle)
 
 
 def _beam_between(b: ModelBuilder, x0: float, x1: float, y: float, cuts: set[float],
@@ -92,9 +101,7 @@ def portal(rng: random.Random, level: int) -> Skeleton:
     overhang = grid(rng, 1, 2.5) if level >= 3 and rng.random() < 0.3 else 0.0
     if overhang:
         b.link(c1, b.point(span + overhang, height))
-    (k0, a0), (k1, a1) = BASES[bases]
-    b.support(f0, k0, a0)
-    b.support(f1, k1, a1)
+    _place_bases(b, rng, bases, f0, f1)
     params = {"height": height, "span": span, "bases": bases, "crown_hinge": hinge_x,
               "overhang": overhang}
     return Skeleton(b.build(), "three_hinged_portal" if three_hinged else "portal", params)
@@ -112,9 +119,7 @@ def gable(rng: random.Random, level: int) -> Skeleton:
     b.link(f1, e1)
     b.link(e0, ridge, hinge_b=three_hinged)
     b.link(e1, ridge)
-    (k0, a0), (k1, a1) = BASES[bases]
-    b.support(f0, k0, a0)
-    b.support(f1, k1, a1)
+    _place_bases(b, rng, bases, f0, f1)
     params = {"height": height, "span": 2 * half, "rise": rise, "bases": bases,
               "ridge_hinge": three_hinged}
     return Skeleton(b.build(), "three_hinged_gable" if three_hinged else "gable", params)
@@ -172,9 +177,7 @@ def inclined_leg(rng: random.Random, level: int) -> Skeleton:
     b.link(f0, c0)
     b.link(f1, c1)
     _beam_between(b, 0, span, height, _cuts(rng, 0, span, level))
-    (k0, a0), (k1, a1) = BASES[bases]
-    b.support(f0, k0, a0)
-    b.support(f1, k1, a1)
+    _place_bases(b, rng, bases, f0, f1)
     return Skeleton(b.build(), "inclined_leg",
                     {"height": height, "span": span, "lean": lean, "bases": bases})
 
@@ -188,9 +191,7 @@ def monopitch(rng: random.Random, level: int) -> Skeleton:
     b.link(f0, c0)
     b.link(f1, c1)
     b.link(c0, c1)
-    (k0, a0), (k1, a1) = BASES[bases]
-    b.support(f0, k0, a0)
-    b.support(f1, k1, a1)
+    _place_bases(b, rng, bases, f0, f1)
     return Skeleton(b.build(), "monopitch",
                     {"low": low, "high": low + extra, "span": span, "bases": bases})
 
