@@ -7,6 +7,7 @@ sampling for display is a presentation choice, not an approximation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -49,50 +50,19 @@ class CaseSolution:
     def max_abs_moment_at(self) -> tuple[str, float]:
         return self.model.links[self.raw.max_elem].id, self.raw.max_s
 
-    @cached_property
-    def _keys(self) -> np.ndarray:
-        p = self.raw.pieces
-        elem = p[:, 0].astype(np.int64)
-        return elem + 0.5 * p[:, 1] / self.lengths[elem]
-
-    @cached_property
-    def _first_piece(self) -> np.ndarray:
-        elem = self.raw.pieces[:, 0].astype(np.int64)
-        return np.searchsorted(elem, np.arange(len(self.lengths)), side="left")
-
     def evaluate(self, link_index: np.ndarray, s: np.ndarray, *,
                  side: str | np.ndarray = "right",
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(n, v, m) at stations s of links; ``side="left"`` gives the values just before
-        a concentrated load at s, ``"right"`` just past it (FrameCalc's choice).
+        a concentrated load at s, ``"right"`` just past it (FrameCalc's choice); a boolean
+        array (True = right) reads mixed sides in one pass.
 
         The ends are symmetric, so swapping a link's a and b maps ``right`` at s to
         ``left`` at L − s: past loads exactly at s = L is the action on node B, and
         before loads exactly at s = 0 is the action of node A (its end force).
-        ``side`` may also be a boolean array (True = right) to read mixed sides in one pass.
         """
-        li = np.asarray(link_index, dtype=np.int64)
-        s = np.clip(np.asarray(s, dtype=float), 0.0, self.lengths[li])
-        q = li + 0.5 * s / self.lengths[li]
-        if isinstance(side, str):
-            right = np.full(len(li), side == "right")
-            idx = np.searchsorted(self._keys, q, side="right" if side == "right" else "left") - 1
-        else:
-            right = np.asarray(side, dtype=bool)
-            idx = np.where(right, np.searchsorted(self._keys, q, side="right"),
-                           np.searchsorted(self._keys, q, side="left")) - 1
-        idx = np.maximum(idx, self._first_piece[li])
-        p = self.raw.pieces[idx]
-        t = s - p[:, 1]
-        n = p[:, 3] + t * (p[:, 4] + t * p[:, 5])
-        v = p[:, 6] + t * (p[:, 7] + t * p[:, 8])
-        m = p[:, 9] + t * (p[:, 10] + t * (p[:, 11] + t * p[:, 12]))
-        if not right.all():
-            at_a = (s == 0.0) & ~right
-            if at_a.any():
-                ends = self.raw.end_forces[li[at_a]]
-                n[at_a], v[at_a], m[at_a] = ends[:, 0], ends[:, 1], ends[:, 2]
-        return n, v, m
+        n, v, m = evaluate_cases([self], link_index, s, side=side)
+        return n[0], v[0], m[0]
 
     def link_samples(self, link_index: int, per_piece: int = 11) -> list[dict[str, float]]:
         """Samples along one link: ``per_piece`` per stretch between loads, and both
@@ -132,3 +102,37 @@ class CaseSolution:
             out.append({"pointId": p.id, "ux": float(ux), "uy": float(uy),
                         "rz": float(rz) if defined else None})
         return out
+
+
+def evaluate_cases(cases: Sequence[CaseSolution], link_index: np.ndarray, s: np.ndarray, *,
+                   side: str | np.ndarray = "right",
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(n, v, m), each (cases, stations), for solutions of one structure under several
+    load cases, in one vectorised pass (the scorer reads every probe case at once)."""
+    lengths = cases[0].lengths
+    n_elem = len(lengths)
+    li = np.asarray(link_index, dtype=np.int64)
+    s = np.clip(np.asarray(s, dtype=float), 0.0, lengths[li])
+    right = (np.full(len(li), side == "right") if isinstance(side, str)
+             else np.asarray(side, dtype=bool))
+    pieces = np.concatenate([c.raw.pieces for c in cases])
+    owner = np.repeat(np.arange(len(cases)), [len(c.raw.pieces) for c in cases])
+    elem = pieces[:, 0].astype(np.int64)
+    block = owner * (n_elem + 1) + elem  # pieces are sorted by (case, element, s)
+    keys = block + 0.5 * pieces[:, 1] / lengths[elem]
+    bases = np.arange(len(cases))[:, None] * (n_elem + 1)
+    first = np.searchsorted(block, bases + np.arange(n_elem)[None, :])  # (C, M)
+    q = bases + (li + 0.5 * s / lengths[li])[None, :]
+    idx = np.where(right[None, :], np.searchsorted(keys, q, side="right"),
+                   np.searchsorted(keys, q, side="left")) - 1
+    idx = np.maximum(idx, first[:, li])
+    p = pieces[idx]
+    t = s[None, :] - p[..., 1]
+    n = p[..., 3] + t * (p[..., 4] + t * p[..., 5])
+    v = p[..., 6] + t * (p[..., 7] + t * p[..., 8])
+    m = p[..., 9] + t * (p[..., 10] + t * (p[..., 11] + t * p[..., 12]))
+    at_a = (s == 0.0) & ~right
+    if at_a.any():
+        ends = np.stack([c.raw.end_forces for c in cases])[:, li[at_a]]
+        n[:, at_a], v[:, at_a], m[:, at_a] = ends[..., 0], ends[..., 1], ends[..., 2]
+    return n, v, m

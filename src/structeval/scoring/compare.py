@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fe.results import CaseSolution
+from ..fe.results import CaseSolution, evaluate_cases
 from .experiments import StageRun
 from .stations import Stations
 
@@ -59,13 +59,17 @@ def world_reactions(sol: CaseSolution, supports: np.ndarray) -> np.ndarray:
     return np.column_stack([r[:, 0] * c - r[:, 1] * s, r[:, 0] * s + r[:, 1] * c, r[:, 2]])
 
 
-def _read(sol: CaseSolution, link: np.ndarray, s: np.ndarray, right: np.ndarray,
-          ) -> tuple[np.ndarray, np.ndarray]:
-    n, _, m = sol.evaluate(link, s, side=right)
-    return n, m
+def _paired(sols: list[CaseSolution], supports: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """(C, P, 3) world reactions of the supports in ``index`` (zeros where −1)."""
+    out = np.zeros((len(sols), len(index), 3))
+    if len(supports) and len(index):
+        r = np.stack([world_reactions(sol, supports) for sol in sols])
+        out = np.where((index >= 0)[None, :, None], r[:, np.maximum(index, 0)], 0.0)
+    return out
 
 
-def _check(values: np.ndarray, ref: np.ndarray, tol: float, scale: float) -> np.ndarray:
+def _ratio(values: np.ndarray, ref: np.ndarray, tol: float, scale: np.ndarray) -> np.ndarray:
+    """|value − ref| / allowed, with ``scale`` broadcast over the trailing axes."""
     allowed = tol * np.abs(ref) + FLOOR_SHARE * tol * scale
     return np.abs(values - ref) / np.maximum(allowed, 1e-300)
 
@@ -74,48 +78,51 @@ def compare_stage(run: StageRun, tol: float, size: float) -> StageResult:
     if run.cand is None:
         text = str(run.mechanism) if run.mechanism else "mechanism"
         return StageResult(run.stage, False, text, (), float("inf"), 0)
-    mismatches: list[Mismatch] = []
-    worst, checks, failed = 0.0, 0, 0
     st: Stations = run.stations
-    for name, gsol, csol in zip(run.case_names, run.gt, run.cand, strict=True):
-        rg = world_reactions(gsol, run.gt_supports)
-        rc = world_reactions(csol, run.cand_supports)
-        n_g, m_g = _read(gsol, st.gt_link, st.gt_s, st.gt_right)
-        n_c, m_c = _read(csol, st.cand_link, st.cand_s, st.cand_right)
-        m_c = m_c * st.orient
-        # Scales of the case; each bounded below by the other so that a case with only
-        # couples (forces ~ 0) or only axial action (moments ~ 0) is not judged on noise.
-        moment = max(gsol.max_abs_moment, float(np.abs(rg[:, 2]).max(initial=0.0)))
-        force = max(float(np.abs(rg[:, :2]).max(initial=0.0)), float(np.abs(n_g).max(initial=0.0)),
-                    moment / size)
-        force = force if force > 0 else 1.0
-        moment = max(moment, 1e-3 * force * size)
-        pairs = np.array(run.pairs, dtype=np.int64).reshape(-1, 2)
-        g_r = np.where(pairs[:, :1] >= 0, rg[np.maximum(pairs[:, 0], 0)], 0.0) if len(rg) \
-            else np.zeros((len(pairs), 3))
-        c_r = np.where(pairs[:, 1:] >= 0, rc[np.maximum(pairs[:, 1], 0)], 0.0) if len(rc) \
-            else np.zeros((len(pairs), 3))
-        r_ratio = np.column_stack([_check(c_r[:, :2], g_r[:, :2], tol, force),
-                                   _check(c_r[:, 2:], g_r[:, 2:], tol, moment)])
-        n_ratio = _check(n_c, n_g, tol, force)
-        m_ratio = _check(m_c, m_g, tol, moment)
-        mx_ratio = float(_check(np.array([csol.max_abs_moment]),
-                                np.array([gsol.max_abs_moment]), tol, moment)[0])
-        checks += r_ratio.size + n_ratio.size + m_ratio.size + 1
-        worst = max(worst, float(r_ratio.max(initial=0.0)), float(n_ratio.max(initial=0.0)),
-                    float(m_ratio.max(initial=0.0)), mx_ratio)
-        failed += int((r_ratio > 1.0).sum() + (n_ratio > 1.0).sum() + (m_ratio > 1.0).sum()
-                      + (mx_ratio > 1.0))
-        room = MAX_RECORDED - len(mismatches)
-        for k, comp in list(zip(*np.nonzero(r_ratio > 1.0), strict=True))[:max(room, 0)]:
-            mismatches.append(Mismatch(name, "reaction", float(r_ratio[k, comp]),
+    pairs = np.array(run.pairs, dtype=np.int64).reshape(-1, 2)
+    g_r = _paired(run.gt, run.gt_supports, pairs[:, 0])  # (C, P, 3)
+    c_r = _paired(run.cand, run.cand_supports, pairs[:, 1])
+    n_g, _, m_g = evaluate_cases(run.gt, st.gt_link, st.gt_s, side=st.gt_right)  # (C, K)
+    n_c, _, m_c = evaluate_cases(run.cand, st.cand_link, st.cand_s, side=st.cand_right)
+    m_c = m_c * st.orient[None, :]
+    g_max = np.array([sol.max_abs_moment for sol in run.gt])
+    c_max = np.array([sol.max_abs_moment for sol in run.cand])
+    # Scales of each case, each bounded below by the other so that a case with only
+    # couples (forces ~ 0) or only axial action (moments ~ 0) is not judged on noise.
+    gt_all_r = np.stack([world_reactions(sol, run.gt_supports) for sol in run.gt]) \
+        if len(run.gt_supports) else np.zeros((len(run.gt), 0, 3))
+    moment = np.maximum(g_max, np.abs(gt_all_r[..., 2]).max(axis=1, initial=0.0))
+    force = np.maximum.reduce([np.abs(gt_all_r[..., :2]).max(axis=(1, 2), initial=0.0),
+                               np.abs(n_g).max(axis=1, initial=0.0), moment / size])
+    force = np.where(force > 0, force, 1.0)
+    moment = np.maximum(moment, 1e-3 * force * size)
+
+    r_ratio = np.concatenate([_ratio(c_r[..., :2], g_r[..., :2], tol, force[:, None, None]),
+                              _ratio(c_r[..., 2:], g_r[..., 2:], tol, moment[:, None, None])],
+                             axis=2)  # (C, P, 3)
+    n_ratio = _ratio(n_c, n_g, tol, force[:, None])
+    m_ratio = _ratio(m_c, m_g, tol, moment[:, None])
+    mx_ratio = _ratio(c_max, g_max, tol, moment)
+    checks = r_ratio.size + n_ratio.size + m_ratio.size + mx_ratio.size
+    worst = float(max(r_ratio.max(initial=0.0), n_ratio.max(initial=0.0),
+                      m_ratio.max(initial=0.0), mx_ratio.max(initial=0.0)))
+    failed = int((r_ratio > 1).sum() + (n_ratio > 1).sum() + (m_ratio > 1).sum()
+                 + (mx_ratio > 1).sum())
+    mismatches: list[Mismatch] = []
+    if failed:
+        names = run.case_names
+        hits = np.nonzero(r_ratio > 1.0)
+        for c, k, comp in list(zip(*hits, strict=True))[:MAX_RECORDED]:
+            mismatches.append(Mismatch(names[c], "reaction", float(r_ratio[c, k, comp]),
                                        gt_support=int(pairs[k, 0]), cand_support=int(pairs[k, 1]),
                                        component=("Rx", "Ry", "Mz")[comp]))
         for kind, ratio in (("moment", m_ratio), ("axial force", n_ratio)):
             room = MAX_RECORDED - len(mismatches)
-            for k in np.flatnonzero(ratio > 1.0)[:max(room, 0)]:
-                mismatches.append(Mismatch(name, kind, float(ratio[k]), gt_link=int(st.gt_link[k]),
-                                           gt_s=float(st.gt_s[k]), cand_link=int(st.cand_link[k])))
-        if mx_ratio > 1.0 and len(mismatches) < MAX_RECORDED:
-            mismatches.append(Mismatch(name, "max moment", mx_ratio))
-    return StageResult(run.stage, failed == 0, None, tuple(mismatches), worst, checks, failed)
+            for c, k in list(zip(*np.nonzero(ratio > 1.0), strict=True))[:max(room, 0)]:
+                mismatches.append(Mismatch(names[c], kind, float(ratio[c, k]),
+                                           gt_link=int(st.gt_link[k]), gt_s=float(st.gt_s[k]),
+                                           cand_link=int(st.cand_link[k])))
+        for c in np.flatnonzero(mx_ratio > 1.0)[:max(MAX_RECORDED - len(mismatches), 0)]:
+            mismatches.append(Mismatch(names[c], "max moment", float(mx_ratio[c])))
+    return StageResult(run.stage, failed == 0, None, tuple(mismatches), worst,
+                       checks, failed)

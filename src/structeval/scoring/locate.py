@@ -8,7 +8,6 @@ add up to something else.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections import defaultdict
 
@@ -132,39 +131,24 @@ def release_problems(gt: Model, cand: Model, al: Alignment) -> list[str]:
 
 # ------------------------------------------------------------------ loads
 
-def _load_buckets(model: Model, al: Alignment, offset: np.ndarray,
-                  ) -> dict[tuple[str, int], np.ndarray]:
-    """Resultant (Fx, Fy, M about the place or the member's start) of the loads at every
-    ground-truth point and along every ground-truth member."""
+def _load_buckets(model: Model, al: Alignment, offset: np.ndarray) -> np.ndarray:
+    """Resultant (Fx, Fy, M) of the loads at every ground-truth point (rows 0..N−1, M = the
+    couple) and along every ground-truth member (rows N..N+M−1, M about its start); the
+    last row collects loads that act where the ground truth has no member."""
     g = al.gt
-    buckets: dict[tuple[str, int], np.ndarray] = defaultdict(lambda: np.zeros(3))
-
-    def bucket(xy: np.ndarray, *, at_points: bool = True) -> tuple[str, int]:
-        if at_points:
-            d = np.hypot(*(g.xy - xy).T)
-            k = int(np.argmin(d))
-            if d[k] <= al.tol:
-                return ("point", k)
-        rel = xy - g.a
-        t = (rel * g.axis).sum(axis=1)
-        off = np.abs(rel[:, 0] * g.axis[:, 1] - rel[:, 1] * g.axis[:, 0])
-        hits = np.flatnonzero((off <= al.tol) & (t >= -al.tol) & (t <= g.length + al.tol))
-        return ("link", int(hits[0])) if hits.size else ("nowhere", 0)
-
-    def add(key: tuple[str, int], xy: np.ndarray, fx: float, fy: float, m: float) -> None:
-        if key[0] == "link":
-            r = xy - g.a[key[1]]
-            m += r[0] * fy - r[1] * fx
-        buckets[key] += (fx, fy, m)
-
+    where, at, force, allow_point = [], [], [], []  # classification place, application place
     for ld in model.loads:
         if not isinstance(ld, DistributedLoad):
             xy = np.array(_world(model, ld)) + offset
             if isinstance(ld, BendingMoment):
-                add(bucket(xy), xy, 0.0, 0.0, couple(ld))
+                f = (0.0, 0.0, couple(ld))
             else:
                 dx, dy = force_direction(model, ld)
-                add(bucket(xy), xy, ld.value * dx, ld.value * dy, 0.0)
+                f = (ld.value * dx, ld.value * dy, 0.0)
+            where.append(xy)
+            at.append(xy)
+            force.append(f)
+            allow_point.append(True)
             continue
         link = model.link(ld.target.id)
         cx, cy, _ = link_axis(model, link)
@@ -178,13 +162,34 @@ def _load_buckets(model: Model, al: Alignment, offset: np.ndarray,
         t = rel @ axis
         off = np.abs(rel[:, 0] * cy - rel[:, 1] * cx)
         cuts = np.unique(np.r_[s0, t[(off <= al.tol) & (t > s0) & (t < s1)], s1])
-        for lo, hi in itertools.pairwise(cuts):
-            key = bucket(start + axis * (0.5 * (lo + hi)), at_points=False)
-            for s, w in ((lo, 1 / 6), (0.5 * (lo + hi), 4 / 6), (hi, 1 / 6)):
-                q = ld.w_start + (ld.w_end - ld.w_start) * (s - s0) / (s1 - s0)
-                f = q * w * (hi - lo)
-                add(key, start + axis * s, f * dx, f * dy, 0.0)
-    return buckets
+        lo, hi = cuts[:-1], cuts[1:]
+        mid = 0.5 * (lo + hi)
+        for s, w in ((lo, 1 / 6), (mid, 4 / 6), (hi, 1 / 6)):
+            q = ld.w_start + (ld.w_end - ld.w_start) * (s - s0) / (s1 - s0)
+            f = q * w * (hi - lo)
+            where += list(start + mid[:, None] * axis)
+            at += list(start + s[:, None] * axis)
+            force += [(fi * dx, fi * dy, 0.0) for fi in f]
+            allow_point += [False] * len(f)
+    n_pt, n_ln = len(g.xy), len(g.length)
+    out = np.zeros((n_pt + n_ln + 1, 3))
+    if not force:
+        return out
+    where_a, at_a, f_a = np.array(where), np.array(at), np.array(force)
+    d = np.hypot(where_a[:, None, 0] - g.xy[None, :, 0], where_a[:, None, 1] - g.xy[None, :, 1])
+    nearest = d.argmin(axis=1)
+    on_point = np.array(allow_point) & (d[np.arange(len(d)), nearest] <= al.tol)
+    rel = where_a[:, None, :] - g.a[None, :, :]
+    t = (rel * g.axis[None, :, :]).sum(axis=2)
+    off = np.abs(rel[..., 0] * g.axis[None, :, 1] - rel[..., 1] * g.axis[None, :, 0])
+    inside = (off <= al.tol) & (t >= -al.tol) & (t <= g.length[None, :] + al.tol)
+    link = np.where(inside.any(axis=1), inside.argmax(axis=1), -1)
+    row = np.where(on_point, nearest, np.where(link >= 0, n_pt + link, n_pt + n_ln))
+    lever = at_a - g.a[np.maximum(link, 0)]
+    moment = f_a[:, 2] + np.where(~on_point & (link >= 0),
+                                  lever[:, 0] * f_a[:, 1] - lever[:, 1] * f_a[:, 0], 0.0)
+    np.add.at(out, row, np.column_stack([f_a[:, :2], moment]))
+    return out
 
 
 def _world(model: Model, ld: PointLoad | BendingMoment) -> tuple[float, float]:
@@ -202,20 +207,20 @@ def load_problems(gt: Model, cand: Model, al: Alignment, tol: float) -> list[str
     gb = _load_buckets(gt, al, np.zeros(2))
     cb = _load_buckets(cand, al, np.asarray(al.offset))
     size = float(max(al.gt.length.max(), 1e-9))
-    force = max([float(np.hypot(*v[:2])) for v in gb.values()] + [1e-9])
+    force = max(float(np.hypot(gb[:, 0], gb[:, 1]).max()), 1e-9)
+    scale = np.array([force, force, force * size])
+    bad = (np.abs(gb - cb) > tol * np.abs(gb) + 0.25 * tol * scale).any(axis=1)
+    n_pt = len(al.gt.xy)
     out = []
-    for key in sorted(set(gb) | set(cb)):
-        a, b = gb.get(key, np.zeros(3)), cb.get(key, np.zeros(3))
-        scale = np.array([force, force, force * size])
-        if (np.abs(a - b) > tol * np.abs(a) + 0.25 * tol * scale).any():
-            kind, i = key
-            if kind == "point":
-                out.append(f"the loads at {_cand_point_label(cand, al, al.gt.xy[i])} do not "
-                           "match the drawing (check value, direction and sign)")
-            elif kind == "link":
-                ends = [_cand_point_label(cand, al, al.gt.xy[al.gt.ends[i, k]]) for k in (0, 1)]
-                out.append(f"the loads on the member between {ends[0]} and {ends[1]} do not "
-                           "match the drawing (check value, direction, position and extent)")
-            else:
-                out.append("some of your loads act where the drawing has no member")
+    for row in np.flatnonzero(bad):
+        if row < n_pt:
+            out.append(f"the loads at {_cand_point_label(cand, al, al.gt.xy[row])} do not "
+                       "match the drawing (check value, direction and sign)")
+        elif row < len(gb) - 1:
+            i = row - n_pt
+            ends = [_cand_point_label(cand, al, al.gt.xy[al.gt.ends[i, k]]) for k in (0, 1)]
+            out.append(f"the loads on the member between {ends[0]} and {ends[1]} do not "
+                       "match the drawing (check value, direction, position and extent)")
+        else:
+            out.append("some of your loads act where the drawing has no member")
     return out
