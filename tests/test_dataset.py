@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -88,10 +87,9 @@ def test_shipped_ground_truth_is_reproducible(tmp_path: Path) -> None:
 
 
 def test_debug_check_passes_on_shipped_data(shipped: list[Task]) -> None:
-    start = time.perf_counter()
     report = verify_tasks(shipped, progress=False)
-    assert time.perf_counter() - start < 10.0
     assert report.ok, report.failures[:5]
+    assert report.scorer == "available"
     assert "OVERALL" in report.table() and "100.0" in report.table()
 
 
@@ -286,3 +284,8 @@ def test_compare_solutions_sees_every_kind_of_drift() -> None:
     assert compare_solutions(renamed, fresh) == [
         "reactions list differs in supports or components"]
     assert compare_solutions(None, fresh) == ["stored solution is not an object"]
+    junk = {"reactions": [fresh["reactions"][0], 5], "max_abs_moment": "20",
+            "moment_stations": {"L1": "x"}}
+    assert compare_solutions(junk, fresh) == [
+        "reactions list differs in supports or components", "max |M|: stored 20, solver 20.0",
+        "moment stations of link L1 differ"]

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import click
 
-from structeval.dataset import CATEGORIES, DATA_DIR, DatasetError
+from structeval.dataset import CATEGORIES, DATA_DIR
 from structeval.dataset.classics import classic_problems
 from structeval.dataset.fingerprint import fingerprint
 from structeval.dataset.generator import plan, problem_id, synthesize
 from structeval.dataset.images import renderer_status
 from structeval.dataset.paths import is_safe_name
 from structeval.dataset.store import fingerprints_in, render_missing, write_problem
+from structeval.model import StructEvalError
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -69,7 +70,7 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
 
         for problem in tqdm(problems, desc="writing", unit="problem"):
             write_problem(problem, out, images=images)
-    except DatasetError as exc:
+    except StructEvalError as exc:  # dataset or renderer refusal, explained
         click.echo(str(exc), err=True)
         sys.exit(2)
     click.echo(f"wrote {len(problems)} problem(s) to {out}; now run "

@@ -90,9 +90,9 @@ def compare_solutions(stored: Any, fresh: dict[str, Any]) -> list[str]:
         return ["stored solution is not an object"]
     out = []
     old_r, new_r = stored.get("reactions"), fresh["reactions"]
-    if not isinstance(old_r, list) or [(r.get("atId"), r.get("type")) for r in old_r
-                                       if isinstance(r, dict)] != [(r["atId"], r["type"])
-                                                                   for r in new_r]:
+    keys = [(r.get("atId"), r.get("type")) if isinstance(r, dict) else None
+            for r in old_r] if isinstance(old_r, list) else None
+    if keys != [(r["atId"], r["type"]) for r in new_r]:
         out.append("reactions list differs in supports or components")
     else:
         r_scale = max((abs(r["value"]) for r in new_r), default=0.0)
