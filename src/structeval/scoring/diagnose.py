@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..fe.analyze import MechanismError
 from ..fe.wasm import SolverError
 from ..model.errors import ModelError
@@ -34,6 +36,13 @@ def score(gt: Model, candidate: Any, *, tolerance: float = DEFAULT_TOLERANCE) ->
     """
     if not tolerance > 0:
         raise ValueError("tolerance must be > 0")
+    # Hostile numbers (1e154 coordinates, say) overflow to inf in comparisons; that is
+    # a clear mismatch, not a warning worth showing a user.
+    with np.errstate(all="ignore"):
+        return _score(gt, candidate, tolerance)
+
+
+def _score(gt: Model, candidate: Any, tolerance: float) -> Verdict:
     if not isinstance(candidate, Model):
         try:
             candidate = parse_model(candidate)
