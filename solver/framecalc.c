@@ -64,6 +64,14 @@ enum { LOAD_FORCE = 1, LOAD_COUPLE = 2, LOAD_DISTRIBUTED = 3 };
  */
 #define SUSPECT_TOL 1e-6
 #define KINEMATIC_TOL 1e-9
+/*
+ * A flagged pivot is only a mechanism if its free motion deforms nothing: every
+ * member moves rigidly (hinged ends may turn) and no support spring stretches.
+ * A slender but stable structure (a 5,000-link cantilever chain) also leaves tiny
+ * pivots, yet its softest motion bends the members by ~1e-7 of the motion; the
+ * round-off of a true mechanism's motion is ~1e-14. DEFORM_TOL splits the two.
+ */
+#define DEFORM_TOL 1e-10
 /* Load positions closer than this share of the length are the same place. */
 #define POS_TOL 1e-9
 
@@ -675,29 +683,117 @@ static void substitute(const Ctx *cx, double *x) {
 
 /*
  * Second opinion on a suspiciously small pivot (SUSPECT_TOL): factor the unit-member
- * matrix. If it is singular, the structure is a mechanism and its factor (which
- * report_mechanism uses for the free motions) replaces the real one; otherwise the
- * real factor stands and the small pivot was a genuinely soft direction.
+ * matrix into fresh storage (the real factor stays where the caller saved it), so
+ * its flagged equations can be checked with mode_deformation().
  */
-static int check_kinematics(Ctx *cx, const int *owner) {
-    double *real_sky = cx->sky, *real_scale = cx->scale;
-    int *real_flagged = cx->flagged;
-    double real_ratio = cx->min_ratio;
+static int factor_unit_members(Ctx *cx, const int *owner) {
     size_t total = (size_t)cx->colptr[cx->neq];
     cx->sky = arena_alloc(total, sizeof(double));
     cx->scale = arena_alloc((size_t)3 * cx->n_nodes, sizeof(double));
     if (!cx->sky || !cx->scale) return ST_NO_MEMORY;
     zero(cx->sky, total);
     assemble(cx, 1);
-    int st = factor(cx, owner, KINEMATIC_TOL);
+    return factor(cx, owner, KINEMATIC_TOL);
+}
+
+/* The free motion belonging to flagged equation j, in equation space (see report_mechanism). */
+static void flagged_motion(const Ctx *cx, const int *owner, int j, double *x) {
+    zero(x, (size_t)cx->neq);
+    x[j] = cx->scale[owner[j]] > 0.0 ? cx->scale[owner[j]] : 1.0;
+    substitute(cx, x);
+}
+
+static double fmax_(double a, double b) { return a > b ? a : b; }
+
+/*
+ * How much a motion x (equation space) deforms the structure, relative to how much it
+ * moves it: per member the elongation and the turn of each rigid end against the chord,
+ * and in spring mode the restrained components at the supports.
+ */
+static double mode_deformation(const Ctx *cx, const double *x) {
+    double deform = 0.0, motion = 0.0, lsum = 0.0;
+    for (int ei = 0; ei < cx->n_elems; ei++) {
+        const Elem *e = &cx->el[ei];
+        double T[36], q[6], ul[6];
+        int d[6];
+        elem_transform(cx, e, T);
+        elem_dofs(cx, e, d);
+        for (int k = 0; k < 6; k++) q[k] = d[k] >= 0 ? x[d[k]] : 0.0;
+        for (int i = 0; i < 6; i++) {
+            double acc = 0.0;
+            for (int k = 0; k < 6; k++) acc += T[i * 6 + k] * q[k];
+            ul[i] = acc;
+        }
+        double L = e->L, chord = (ul[4] - ul[1]) / L;
+        deform = fmax_(deform, fabs_(ul[3] - ul[0]) / L);
+        for (int k = 0; k < 4; k++) motion = fmax_(motion, fabs_(ul[k < 2 ? k : k + 1]) / L);
+        for (int end = 0; end < 2; end++) {
+            if (e->rel[end]) continue;
+            deform = fmax_(deform, fabs_(ul[2 + 3 * end] - chord));
+            motion = fmax_(motion, fabs_(ul[2 + 3 * end]));
+        }
+        lsum += L;
+    }
+    if (cx->spring != 0.0) {
+        double lavg = lsum / cx->n_elems;
+        for (int si = 0; si < cx->n_supports; si++)
+            for (int dd = 0; dd < 3; dd++) {
+                if (!((cx->sup[si].mask >> dd) & 1)) continue;
+                int k = cx->dof[3 * cx->sup[si].node + dd];
+                if (k >= 0) deform = fmax_(deform, fabs_(x[k]) / (dd < 2 ? lavg : 1.0));
+            }
+    }
+    if (!(motion > 0.0)) return 0.0; /* only unconnected freedoms move: free indeed */
+    double r = deform / motion;
+    return finite_(r) ? r : 0.0;
+}
+
+/* Drop the flagged equations whose motion deforms the structure (see DEFORM_TOL). */
+static int keep_true_mechanisms(Ctx *cx, const int *owner) {
+    double *x = arena_alloc((size_t)(cx->neq > 0 ? cx->neq : 1), sizeof(double));
+    if (!x) return ST_NO_MEMORY;
+    int kept = 0;
+    for (int k = 0; k < cx->n_flagged; k++) {
+        int j = cx->flagged[k];
+        flagged_motion(cx, owner, j, x);
+        if (mode_deformation(cx, x) <= DEFORM_TOL) cx->flagged[kept++] = j;
+    }
+    cx->n_flagged = kept;
+    return ST_OK;
+}
+
+/*
+ * Factor K and decide whether the structure is a mechanism. On return either
+ * cx->n_flagged > 0 (a mechanism; the factor holds its free motions) or cx->sky is
+ * a factor of the real matrix without replaced pivots, ready for the solve.
+ */
+static int factor_and_classify(Ctx *cx, const int *owner) {
+    assemble(cx, 0);
+    int st = factor(cx, owner, PIVOT_TOL);
     if (st) return st;
-    if (cx->n_flagged > 0) return ST_OK;
+    int from_unit = 0;
+    double *real_sky = cx->sky, *real_scale = cx->scale;
+    if (cx->n_flagged == 0 && cx->min_ratio < SUSPECT_TOL) {
+        st = factor_unit_members(cx, owner);
+        if (st) return st;
+        from_unit = 1;
+    }
+    if (cx->n_flagged == 0) {
+        cx->sky = real_sky;
+        cx->scale = real_scale;
+        return ST_OK;
+    }
+    st = keep_true_mechanisms(cx, owner);
+    if (st || cx->n_flagged > 0) return st;
+    /* small pivots, but every candidate motion deforms a member: stable after all */
     cx->sky = real_sky;
     cx->scale = real_scale;
-    cx->flagged = real_flagged;
-    cx->n_flagged = 0;
-    cx->min_ratio = real_ratio;
-    return ST_OK;
+    if (from_unit) return ST_OK; /* the real factor had no replaced pivot */
+    zero(cx->sky, (size_t)cx->colptr[cx->neq]);
+    assemble(cx, 0);
+    st = factor(cx, owner, 0.0);
+    if (st) return st;
+    return cx->n_flagged > 0 ? ST_NUMERICAL : ST_OK; /* not even positive: beyond f64 */
 }
 
 /* ------------------------------------------------------------ loads */
@@ -1019,10 +1115,7 @@ static int report_mechanism(Ctx *cx, const int *owner, int n_free_rot, const int
         w += 3 * N;
     }
     for (int k = 0; k < cx->n_flagged && written < modes; k++, written++) {
-        int j = cx->flagged[k];
-        zero(x, (size_t)cx->neq);
-        x[j] = cx->scale[owner[j]] > 0.0 ? cx->scale[owner[j]] : 1.0;
-        substitute(cx, x);
+        flagged_motion(cx, owner, cx->flagged[k], x);
         zero(w, (size_t)3 * N);
         for (int node = 0; node < N; node++) {
             double q[3];
@@ -1089,13 +1182,8 @@ __attribute__((export_name("fc_solve"))) int fc_solve(int in_off, int n_in) {
     int *owner = arena_alloc((size_t)(cx.neq > 0 ? cx.neq : 1), sizeof(int));
     if (!owner) return fail(after, ST_NO_MEMORY, 0);
     eq_owner(&cx, owner);
-    assemble(&cx, 0);
-    st = factor(&cx, owner, PIVOT_TOL);
-    if (st) return fail(after, st, 0);
-    if (cx.n_flagged == 0 && cx.min_ratio < SUSPECT_TOL) {
-        st = check_kinematics(&cx, owner);
-        if (st) return fail(after, st, 0);
-    }
+    st = factor_and_classify(&cx, owner);
+    if (st) return fail(after, st, st == ST_NUMERICAL ? 1.0 : 0.0);
     /* free rotations with a couple on them (any case) */
     int *free_rot = arena_alloc((size_t)cx.n_nodes, sizeof(int));
     if (!free_rot) return fail(after, ST_NO_MEMORY, 0);

@@ -188,6 +188,8 @@ INVALID: list[tuple[str, Callable[[Doc], None], list[tuple[str, str]]]] = [
     ("missing support kind", _drop(("supports", 0, "kind")),
      [("supports[0].kind", "required")]),
     ("boolean as a number", _set(("points", 0, "x"), True), [("points[0].x", "finite number")]),
+    ("400-digit integer", _set(("points", 2, "y"), 10**400),
+     [("points[2].y", "finite number")]),
     ("object as a number", _set(("loads", 3, "value"), {"v": 1}),
      [("loads[3].value", "finite number")]),
     ("empty id", _set(("loads", 0, "id"), " "), [("loads[0].id", "empty")]),
@@ -212,6 +214,12 @@ def test_invalid_model_names_the_path(change: Callable[[Doc], None],
     for path, words in expected:
         message = next(m for p, m in found if p == path)
         assert words in message, (path, message)
+
+
+def test_huge_integer_in_json_text() -> None:
+    """json.loads turns 1 followed by 400 zeros into an int that float() cannot hold."""
+    text = json.dumps(canonical()).replace('"x": 4,', '"x": 1' + "0" * 400 + ",", 1)
+    assert [p for p, _ in issues(text)] == ["points[1].x"]
 
 
 def test_every_problem_is_reported_at_once() -> None:

@@ -12,6 +12,7 @@ from .abi import (
     ST_BAD_INPUT,
     ST_MECHANISM,
     ST_NO_MEMORY,
+    ST_NUMERICAL,
     ST_OK,
     STATUS_NAMES,
     pack,
@@ -62,6 +63,25 @@ def _describe_mode(model: Model, mode: np.ndarray) -> dict[str, object]:
     return {"points": ids, "text": text, "kind": "rotation"}
 
 
+def _failure(status: int, detail: float, model: Model) -> str:
+    """Why the kernel gave no answer, in terms of the model (detail codes: framecalc.c)."""
+    if status == ST_BAD_INPUT:
+        index = int(detail) - 100
+        if 0 <= index < len(model.links):
+            return (f'link "{model.links[index].id}": its length or section is not a usable '
+                    "floating-point number (coordinates or E, A, Iz too extreme)")
+        return f"solver rejected the numeric input (detail {detail:g})"
+    if status == ST_NO_MEMORY:
+        return "model too large for the solver's memory cap"
+    if status == ST_NUMERICAL and detail == 1:
+        return ("the structure is too ill-conditioned to solve in double precision: its "
+                "stiffnesses or dimensions span too many orders of magnitude")
+    if status == ST_NUMERICAL:
+        return ("the results overflow: loads, dimensions or stiffnesses are too extreme "
+                "to give finite numbers")
+    return f"solver failed: {STATUS_NAMES.get(status, status)}"
+
+
 def run_problem(problem: FEProblem, model: Model, kernel: Kernel | None = None,
                 ) -> list[CaseSolution]:
     kernel = kernel or default_kernel()
@@ -70,12 +90,8 @@ def run_problem(problem: FEProblem, model: Model, kernel: Kernel | None = None,
     if status == ST_MECHANISM:
         count, modes = unpack_modes(out, len(problem.nodes))
         raise MechanismError(model, count, modes)
-    if status == ST_BAD_INPUT:
-        raise SolverError(f"solver rejected the numeric input (detail {out[2]:g})")
-    if status == ST_NO_MEMORY:
-        raise SolverError("model too large for the solver's memory cap")
     if status != ST_OK:
-        raise SolverError(f"solver failed: {STATUS_NAMES.get(status, status)}")
+        raise SolverError(_failure(status, float(out[2]), model))
     lengths = np.hypot(*(problem.nodes[problem.elems[:, 1].astype(int)]
                          - problem.nodes[problem.elems[:, 0].astype(int)]).T)
     return [CaseSolution(model, raw, lengths) for raw in unpack_cases(out, problem)]

@@ -114,7 +114,10 @@ def _as_number(raw: Any) -> float | None:
     if isinstance(raw, bool):
         return None
     if isinstance(raw, (int, float)):
-        value = float(raw)
+        try:
+            value = float(raw)
+        except OverflowError:  # a JSON integer of hundreds of digits
+            return None
     elif isinstance(raw, str):
         try:
             value = float(raw.strip())
