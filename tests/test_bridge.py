@@ -1,0 +1,279 @@
+"""The bridge to bin/framecalc.wasm, and the CLI/API on top of it.
+
+Limits turn into SolverError (never a crash or a hang), the compiled module is
+cached on disk and a corrupted cache is ignored, instances are reused per
+thread, threads agree bit for bit, and the same input always gives the same
+bytes. The CLI prints the documented JSON and exits 2 with the reason on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import wasmtime
+from click.testing import CliRunner
+
+from structeval import solve
+from structeval.cli import main
+from structeval.fe import Kernel, SolverError, analyze, compile_model
+from structeval.fe.abi import pack
+from structeval.model import parse_model
+
+from .conftest import ROOT
+from .random_structures import random_models
+
+MODELS = [doc for _, doc in random_models(99, 12)]
+
+
+def _beam(n: int) -> dict[str, Any]:
+    """Continuous beam of n one-metre spans on rollers (pin first), loaded everywhere."""
+    return {
+        "points": [{"id": f"P{i}", "x": float(i), "y": 0.0} for i in range(n + 1)],
+        "links": [{"id": f"L{i}", "a": f"P{i}", "b": f"P{i + 1}"} for i in range(n)],
+        "supports": [{"id": f"S{i}", "at": {"type": "point", "id": f"P{i}"},
+                      "kind": "pin" if i == 0 else "roller"} for i in range(n + 1)],
+        "loads": [{"id": f"W{i}", "kind": "distributedLoad",
+                   "at": {"type": "link", "id": f"L{i}"}, "wStart": 1, "angleDeg": 270}
+                  for i in range(n)],
+    }
+
+
+def _bits(out: np.ndarray) -> bytes:
+    return np.ascontiguousarray(out, dtype=np.float64).tobytes()
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("STRUCTEVAL_CACHE", str(tmp_path))
+    return tmp_path / "structeval"
+
+
+# ------------------------------------------------------------------------- limits
+
+
+def test_fuel_exhaustion_is_a_solver_error(cache_dir: Path) -> None:
+    kernel = Kernel(fuel=20_000)
+    model = parse_model(_beam(50))
+    with pytest.raises(SolverError, match="instruction budget"):
+        analyze(model, kernel=kernel)
+    # the trapped instance was dropped; a kernel with enough fuel answers normally
+    assert analyze(model, kernel=Kernel())[0].reactions
+
+
+def test_memory_cap_is_a_solver_error(cache_dir: Path) -> None:
+    kernel = Kernel(memory_limit=1 << 20)  # 1 MiB: the module's own pages fit, the data not
+    with pytest.raises(SolverError, match="memory"):
+        analyze(parse_model(_beam(3000)), kernel=kernel)
+    assert analyze(parse_model(_beam(3)), kernel=kernel)[0].reactions  # small ones still fit
+
+
+def test_memory_cap_below_the_module_itself(cache_dir: Path) -> None:
+    kernel = Kernel(memory_limit=4096)
+    with pytest.raises(SolverError):
+        analyze(parse_model(_beam(3)), kernel=kernel)
+
+
+def test_garbage_buffers_never_crash_the_kernel(cache_dir: Path) -> None:
+    """Raw calls with nonsense input: a typed error or a well-formed bad-input block."""
+    kernel = Kernel()
+    rng = np.random.default_rng(5)
+    good = pack(compile_model(parse_model(MODELS[0])))
+    samples = [np.array([]), np.array([1.0]), np.full(10, np.nan), rng.normal(size=200),
+               np.r_[1.0, 1e9, 1e9, 0, 1, 0, 0, 0, 8, 0], good[:-3], np.r_[good, 1.0]]
+    for _ in range(50):
+        bad = good.copy()
+        bad[rng.integers(len(bad), size=3)] = rng.choice([np.nan, np.inf, -1.0, 1e300, 3.5])
+        samples.append(bad)
+    for data in samples:
+        try:
+            out = kernel.run(data)
+        except SolverError:
+            continue
+        assert int(out[0]) in (0, 1, 2, 3, 4) and int(out[1]) == len(out)
+    assert kernel.run(good)[0] == 0  # and the kernel still works
+
+
+def test_missing_module_is_a_solver_error(tmp_path: Path) -> None:
+    with pytest.raises(SolverError, match=r"tools/build_wasm\.py"):
+        Kernel(tmp_path / "nope.wasm")
+
+
+# ---------------------------------------------------------------- compiled cache
+
+
+class _Counter:
+    """Counts real compilations and cache loads of wasmtime modules."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch):
+        self.compiled = 0
+        self.loaded = 0
+        real_init = wasmtime.Module.__init__
+        real_deserialize = wasmtime.Module.deserialize.__func__  # type: ignore[attr-defined]
+
+        def init(module: Any, *args: Any, **kwargs: Any) -> None:
+            self.compiled += 1
+            real_init(module, *args, **kwargs)
+
+        def deserialize(cls: Any, *args: Any, **kwargs: Any) -> Any:
+            self.loaded += 1
+            return real_deserialize(cls, *args, **kwargs)
+
+        monkeypatch.setattr(wasmtime.Module, "__init__", init)
+        monkeypatch.setattr(wasmtime.Module, "deserialize", classmethod(deserialize))
+
+
+def test_compiled_module_is_cached_on_disk(cache_dir: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    count = _Counter(monkeypatch)
+    first = Kernel()
+    assert (count.compiled, count.loaded) == (1, 0)
+    artifacts = sorted(cache_dir.glob("*.cwasm"))
+    assert len(artifacts) == 1 and artifacts[0].with_suffix(".sha256").is_file()
+    second = Kernel()
+    assert (count.compiled, count.loaded) == (1, 1)  # no second compile
+    data = pack(compile_model(parse_model(MODELS[1])))
+    assert _bits(first.run(data)) == _bits(second.run(data))
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "garbage with matching digest",
+                                    "digest missing"])
+def test_corrupted_cache_is_ignored(cache_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                    damage: str) -> None:
+    reference = Kernel()
+    artifact = next(cache_dir.glob("*.cwasm"))
+    digest = artifact.with_suffix(".sha256")
+    if damage == "garbage":
+        artifact.write_bytes(b"\x00not a module" * 100)
+    elif damage == "truncated":
+        artifact.write_bytes(artifact.read_bytes()[:1000])
+    elif damage == "garbage with matching digest":
+        import hashlib
+
+        junk = b"\x7fELF" + bytes(range(256)) * 10
+        artifact.write_bytes(junk)
+        digest.write_text(hashlib.sha256(junk).hexdigest())
+    else:
+        digest.unlink()
+    count = _Counter(monkeypatch)
+    rebuilt = Kernel()
+    assert count.compiled == 1  # fell back to compiling the .wasm
+    data = pack(compile_model(parse_model(MODELS[2])))
+    assert _bits(rebuilt.run(data)) == _bits(reference.run(data))
+    Kernel()  # and the cache was repaired
+    assert count.compiled == 1
+
+
+def test_unwritable_cache_only_costs_time(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("STRUCTEVAL_CACHE", str(blocker))
+    data = pack(compile_model(parse_model(MODELS[3])))
+    assert Kernel().run(data)[0] == 0
+
+
+# ------------------------------------------------------- instances, threads, determinism
+
+
+def test_instance_is_reused_and_replaced_after_a_trap(cache_dir: Path) -> None:
+    kernel = Kernel(fuel=200_000)
+    small = pack(compile_model(parse_model(_beam(2))))
+    kernel.run(small)
+    first = kernel._local.instance
+    kernel.run(small)
+    assert kernel._local.instance is first
+    with pytest.raises(SolverError):
+        kernel.run(pack(compile_model(parse_model(_beam(400)))))
+    kernel.run(small)
+    assert kernel._local.instance is not first
+
+
+def test_same_input_same_bytes_whatever_ran_before(cache_dir: Path) -> None:
+    kernel = Kernel()
+    packed = [pack(compile_model(parse_model(doc))) for doc in MODELS]
+    first = [_bits(kernel.run(p)) for p in packed]
+    again = [_bits(kernel.run(p)) for p in reversed(packed)][::-1]
+    assert first == again
+    assert json.dumps(solve(MODELS[4])) == json.dumps(solve(MODELS[4]))
+
+
+def test_threads_give_identical_results(cache_dir: Path) -> None:
+    kernel = Kernel()
+    packed = [pack(compile_model(parse_model(doc))) for doc in MODELS]
+    expected = [_bits(kernel.run(p)) for p in packed]
+
+    def work(offset: int) -> list[bytes]:
+        order = [(i + offset) % len(packed) for i in range(len(packed) * 5)]
+        got = {i: _bits(kernel.run(packed[i])) for i in order}
+        return [got[i] for i in range(len(packed))]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(work, range(8)))
+    assert all(r == expected for r in results)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _write(tmp_path: Path, doc: Any, name: str = "model.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc) if not isinstance(doc, str) else doc)
+    return path
+
+
+def test_cli_module_entry_prints_the_documented_json(tmp_path: Path) -> None:
+    doc = MODELS[5]
+    run = subprocess.run([sys.executable, "-m", "structeval", "solve",
+                          str(_write(tmp_path, doc))], capture_output=True, text=True,
+                         cwd=ROOT, timeout=120)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert {"reactions", "links", "max_abs_moment", "displacements"} <= set(out)
+    model = parse_model(doc)
+    assert [set(r) for r in out["reactions"]] == [{"atId", "type", "value"}] * len(
+        out["reactions"])
+    assert [(r["atId"], r["type"]) for r in out["reactions"]] == [
+        (r.at_id, r.type) for r in analyze(model)[0].reactions]
+    assert [entry["linkId"] for entry in out["links"]] == [lk.id for lk in model.links]
+    for entry in out["links"]:
+        assert entry["samples"] and all(set(s) == {"s", "n", "v", "m"} for s in entry["samples"])
+    assert isinstance(out["max_abs_moment"], float)
+    assert [d["pointId"] for d in out["displacements"]] == [p.id for p in model.points]
+    assert out == json.loads(json.dumps(solve(doc)))  # the CLI prints what the API returns
+
+
+@pytest.mark.parametrize(("doc", "words"), [
+    ({"points": [{"id": "P1", "x": 0, "y": 0}], "links": [{"id": "L1", "a": "P1",
+                                                          "b": "P2"}]},
+     "links[0].b: refers to unknown point"),
+    ("{not json", "not valid JSON"),
+    ({"points": [{"id": "A", "x": 0, "y": 0}, {"id": "B", "x": 6, "y": 0}],
+      "links": [{"id": "L1", "a": "A", "b": "B"}],
+      "supports": [{"id": "S1", "at": {"type": "point", "id": "A"}, "kind": "roller"},
+                   {"id": "S2", "at": {"type": "point", "id": "B"}, "kind": "roller"}]},
+     "mechanism"),
+])
+def test_cli_exits_2_with_the_reason_on_stderr(tmp_path: Path, doc: Any, words: str) -> None:
+    result = CliRunner().invoke(main, ["solve", str(_write(tmp_path, doc))])
+    assert result.exit_code == 2
+    assert words in result.stderr
+    assert result.stdout == ""
+
+
+def test_cli_reads_stdin(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["solve", "-"], input=json.dumps(MODELS[6]))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == json.loads(json.dumps(solve(MODELS[6])))
+
+
+def test_cli_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["solve", str(tmp_path / "missing.json")])
+    assert result.exit_code == 2
+    assert "cannot read" in result.stderr
