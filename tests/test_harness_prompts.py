@@ -92,3 +92,20 @@ def test_repair_text_names_the_stage_and_keeps_the_diagnosis():
     assert "your support S2 at point C restrains differently" in text
     assert "<json></json>" in text
     assert "no FrameCalc JSON" in repair_text("no_json", "")
+
+
+def test_the_worked_example_is_no_shipped_task():
+    """The example is the one structure every prompt shows: it must not be the answer to any
+    task of the shipped dataset (checked by the scorer, so renamed or re-encoded copies count)."""
+    from structeval.dataset import DatasetError, load_tasks
+    from structeval.scoring import score
+
+    try:
+        tasks = load_tasks()
+    except DatasetError as exc:
+        pytest.skip(f"shipped data/ does not load here: {str(exc)[:200]}")
+    if not tasks:
+        pytest.skip("no shipped tasks")
+    example = parse_model(example_model())
+    equal = [t.id for t in tasks if score(t.model, example).ratio >= 1.0]
+    assert not equal

@@ -347,3 +347,13 @@ def test_a_refused_repair_keeps_the_credit_but_a_refused_first_request_is_unavai
     outcomes = [a["outcome"] for a in attempts_of(tmp_path / "refused", "frame_t01")]
     assert outcomes == ["graded", "rejected"]
     assert len(server.calls) == 3  # nothing refused was retried
+
+
+def test_answers_with_invalid_unicode_are_traced_not_fatal(dataset, tmp_path):
+    script = Script(default=Answer("\ud800 broken surrogate and no JSON"))
+    with FakeOpenAI(script) as server:
+        outcome = run_session(tmp_path / "unicode", [dataset["beam_t01"]], server,
+                              max_retries=0)
+    assert (outcome.results[0].status, outcome.results[0].stage) == ("scored", "no_json")
+    text = attempts_of(tmp_path / "unicode", "beam_t01")[0]["response"]["text"]
+    assert text == "\ufffd broken surrogate and no JSON"

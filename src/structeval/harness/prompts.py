@@ -62,15 +62,16 @@ at most one support per point. Kinds, and what "angleDeg" means in the picture:
 ignored; write 0.
 - "fixed" (member built into a hatched wall, clamped): holds x, y and rotation. \
 angleDeg is ignored; write 0.
-- "roller" (triangle on wheels or on a line with a gap): holds only the \
+- "roller" (triangle on wheels): holds only the \
 direction perpendicular to its rolling surface, free to roll and rotate. angleDeg \
 is the direction in which it can roll: 0 for a roller on horizontal ground \
 (holds y), 90 for a roller against a vertical wall (holds x); for an inclined \
 rolling surface, the surface's angle.
-- "slider" (guided support, sliding clamp): holds rotation and the translation \
-along angleDeg, free to slide perpendicular to it. angleDeg is the held \
-direction, not the sliding one: 90 for a slider that slides horizontally (holds \
-y and rotation), 0 for one that slides vertically (holds x and rotation).
+- "slider" (guided support: a block gliding between two rails): holds rotation \
+and the translation across the rails, free to slide along them. angleDeg is the \
+held direction (across the rails), not the sliding one: 90 for a slider that \
+slides horizontally (holds y and rotation), 0 for one that slides vertically \
+(holds x and rotation).
 
 ### loads
 Every load has "id", "kind" and "at": {{"type": "point", "id": ...}} or \

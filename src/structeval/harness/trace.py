@@ -38,7 +38,7 @@ class Redactor:
 def jsonable(value: Any, redact: Redactor) -> Any:
     """Plain JSON data: redacted strings, finite floats (others become None), numpy to Python."""
     if isinstance(value, str):
-        return redact(value)
+        return redact(_valid_unicode(value))
     if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):
@@ -56,6 +56,16 @@ def jsonable(value: Any, redact: Redactor) -> Any:
     if callable(tolist):
         return jsonable(tolist(), redact)
     return redact(str(value))
+
+
+def _valid_unicode(text: str) -> str:
+    """Lone surrogates (a JSON "\\ud800" from a server decodes to one) cannot be written
+    as UTF-8; they become U+FFFD instead of crashing the writer."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+    return text
 
 
 def dumps_line(record: dict[str, Any], redact: Redactor) -> str:
