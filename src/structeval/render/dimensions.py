@@ -123,9 +123,10 @@ def _texts(scene: Scene, axis: Axis, stations: list[float], values: list[float],
 def _beside_horizontal(axis: Axis, mid: float, o: float, w: float, h: float) -> list[Rect]:
     """Above the line (the drafting convention), else below, else a row further out."""
     y = axis.fig(mid, o)[1]
-    rows = [y - 3.0 - h, y + 5.0, y + 8.0 + h, y - 7.0 - 2 * h]
+    rows = [y - 3.0 - h, y + 5.0, y + 8.0 + h, y - 7.0 - 2 * h, y + 11.0 + 2 * h,
+            y - 11.0 - 3 * h]
     return [(mid - w / 2 + dx, r, mid + w / 2 + dx, r + h) for r in rows
-            for dx in (0.0, -w / 2, w / 2)]
+            for dx in (0.0, -w / 2, w / 2, -w, w)]
 
 
 def _beside_vertical(axis: Axis, mid: float, o: float, w: float, h: float) -> list[Rect]:
@@ -162,12 +163,13 @@ def _visible(scene: Scene, axis: Axis, a: float, depth: float) -> bool:
 
 def _chain(scene: Scene, axis: Axis, values: list[float], pts: list[XY],
            candidates: Callable[..., list[Rect]], total: bool) -> None:
+    """One chain; the near one (``total``) also gets the overall dimension beyond it."""
     stations = [axis.coords(scene.px(*v_to_xy(axis, v)))[0] for v in values]
     o_line = axis.reach(scene.layout.extent()) + OFFSET
     depth = _depths(scene, axis, stations, pts)
     depth = {st: depth.get(st, o_line - 10.0) for st in stations}
-    _line(scene, axis, stations, depth, o_line, "chain")
-    _texts(scene, axis, stations, values, o_line, "value", candidates)
+    _line(scene, axis, stations, depth, o_line, "chain" if total else "far-chain")
+    _texts(scene, axis, stations, values, o_line, "value" if total else "far-value", candidates)
     if total and len(values) > 2:
         o_total = axis.reach(scene.layout.extent()) + TOTAL_OFFSET
         ends = [stations[0], stations[-1]]

@@ -27,6 +27,7 @@ MAX_ELEMENTS = 2000  # beyond this a figure cannot be legible; refuse rather tha
 TARGET_SPAN_PX = 560.0  # the larger side of the structure
 MIN_GAP_PX = 46.0  # the shortest dimension still fits its "0.25 m"
 MAX_SPAN_PX = 1500.0
+MAX_CANVAS_PX = 6000
 
 
 def auto_scale(model: Model) -> float:
@@ -61,6 +62,11 @@ def resolve_scale(model: Model, scale: float | None) -> float:
         return auto_scale(model)
     if not isinstance(scale, int | float) or not math.isfinite(scale) or scale <= 0:
         raise RenderError(f"scale must be a positive number of pixels per metre, got {scale!r}")
+    xs, ys = [p.x for p in model.points], [p.y for p in model.points]
+    span = max(max(xs) - min(xs), max(ys) - min(ys)) * scale
+    if span > MAX_CANVAS_PX:  # refuse before laying out a figure nobody could open
+        raise RenderError(f"at {scale:g} px/m the structure alone is {span:.0f} px across "
+                          f"(at most {MAX_CANVAS_PX} px); use a smaller scale")
     return float(scale)
 
 

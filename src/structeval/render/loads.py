@@ -79,14 +79,25 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
 
 
 def _arrow_hits(scene: Scene, tail: XY, tip: XY, mode: str) -> int:
-    """How many drawn things (distributed rows aside) an arrow would run over; the part
-    next to the joint is not tested (it touches the structure by design)."""
+    """How many px of an arrow would run over drawn things (distributed rows aside): an
+    arrow lying along a member is worse than one crossing a diagonal. The part next to
+    the joint is not counted (it touches the structure by design)."""
     d = (tip[0] - tail[0], tip[1] - tail[1])
     n = math.hypot(*d)
     u = (d[0] / n, d[1] / n)
     a, b = (tail, along(tip, u, -8.0)) if mode == "push" else (along(tail, u, 8.0), tip)
     rows = frozenset(i for i, it in enumerate(scene.layout.items) if it.role == "row")
-    return len(scene.layout.obstacles.shape_hits(Capsule(a, b, 3.0), 1.0, rows))
+    if not scene.layout.obstacles.shape_hits(Capsule(a, b, 3.0), 1.0, rows):
+        return 0
+    length = math.hypot(b[0] - a[0], b[1] - a[1])
+    steps = max(1, math.ceil(length / 3.0))
+    blocked = 0
+    for i in range(steps + 1):
+        p = along(a, u, length * i / steps)
+        if scene.layout.obstacles.hits((p[0] - 3.0, p[1] - 3.0, p[0] + 3.0, p[1] + 3.0), 1.0,
+                                       rows):
+            blocked += 1
+    return blocked
 
 
 def _angle_mark(scene: Scene, model: Model, load: PointLoad, tail: XY, tip: XY, a: XY,

@@ -16,7 +16,7 @@ from .scene import Scene
 from .shapes import XY, Rect
 
 CLEARANCE = 3.0  # px kept free around every label
-RADII = (3.0, 7.0, 12.0, 18.0, 26.0, 36.0, 48.0, 62.0)
+RADII = (3.0, 7.0, 12.0, 18.0, 26.0, 36.0, 48.0, 62.0, 80.0, 100.0, 125.0)
 DIRECTIONS = 24
 
 
