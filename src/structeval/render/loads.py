@@ -63,12 +63,19 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
     reach = _row_reach(model, occ, load, (-a[0], -a[1]))
     length = ARROW_LEN + reach
     push_tip = along(at, a, -gap)
-    options = [("push", along(push_tip, a, -length), push_tip),
-               ("pull", along(at, a, gap), along(at, a, gap + ARROW_LEN))]
+    # rows on the load's own member(s) may be crossed by the first option only: its arrow
+    # was lengthened to reach past them
+    mine = {load.target.id} if load.target.type == "link" else {
+        lk.id for lk in model.links if load.target.id in (lk.a, lk.b)}
+    on_link = {ld.id: ld.target.id for ld in model.loads if ld.target.type == "link"}
+    own_rows = frozenset(i for i, it in enumerate(scene.layout.items)
+                         if it.role == "row" and on_link.get(it.owner) in mine)
+    options = [("push", along(push_tip, a, -length), push_tip, own_rows),
+               ("pull", along(at, a, gap), along(at, a, gap + ARROW_LEN), frozenset())]
     for side in (1.0, -1.0):  # along a member: beside it, the tip level with the point
         beside = (at[0] - a[1] * side * SIDE_OFFSET, at[1] + a[0] * side * SIDE_OFFSET)
-        options.append(("push", along(beside, a, -ARROW_LEN), beside))
-    mode, tail, tip = min(options, key=lambda o: _arrow_hits(scene, o[1], o[2], o[0]))
+        options.append(("push", along(beside, a, -ARROW_LEN), beside, frozenset()))
+    mode, tail, tip, _ = min(options, key=lambda o: _arrow_hits(scene, o[1], o[2], o[0], o[3]))
     prims, shapes = arrow(tail, tip, scene.style.line_width)
     scene.add("load", load.id, "load", "arrow", prims, shapes)
     far, outward = (tail, (-a[0], -a[1])) if mode == "push" else (tip, a)
@@ -78,15 +85,14 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
     return requests
 
 
-def _arrow_hits(scene: Scene, tail: XY, tip: XY, mode: str) -> int:
-    """How many px of an arrow would run over drawn things (distributed rows aside): an
-    arrow lying along a member is worse than one crossing a diagonal. The part next to
-    the joint is not counted (it touches the structure by design)."""
+def _arrow_hits(scene: Scene, tail: XY, tip: XY, mode: str, rows: frozenset[int]) -> int:
+    """How many px of an arrow would run over drawn things (``rows`` aside): an arrow
+    lying along a member is worse than one crossing a diagonal. The part next to the
+    joint is not counted (it touches the structure by design)."""
     d = (tip[0] - tail[0], tip[1] - tail[1])
     n = math.hypot(*d)
     u = (d[0] / n, d[1] / n)
     a, b = (tail, along(tip, u, -8.0)) if mode == "push" else (along(tail, u, 8.0), tip)
-    rows = frozenset(i for i, it in enumerate(scene.layout.items) if it.role == "row")
     if not scene.layout.obstacles.shape_hits(Capsule(a, b, 3.0), 1.0, rows):
         return 0
     length = math.hypot(b[0] - a[0], b[1] - a[1])
