@@ -1,0 +1,70 @@
+"""Build the HTML report of a run: results + trace + dataset → one self-contained page.
+
+The run directory does not record which dataset folder it was made from, so
+the caller names it (default: the shipped data/); the page warns when a task
+is missing there or its image differs from the one the model was shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..model.errors import StructEvalError
+from ..scoring import DEFAULT_TOLERANCE
+from .evidence import read_evidence
+from .multirun import run_statistics
+from .page import PageContext, render_page
+from .runfiles import TRACE_FILE, ResultsError, RunResults, TaskRow, load_results
+from .taskview import TaskView, build_task_view
+
+
+def _dataset(data_dir: Path | None) -> tuple[dict[str, Any], str | None]:
+    from ..dataset import DATA_DIR, load_tasks
+
+    root = Path(data_dir) if data_dir is not None else DATA_DIR
+    try:
+        return {t.id: t for t in load_tasks(root)}, None
+    except StructEvalError as exc:
+        return {}, (f"the dataset in {root} could not be loaded, so input images and ground "
+                    f"truths are missing: {str(exc)[:400]}")
+
+
+def _rows_by_task(results: RunResults) -> dict[str, tuple[TaskRow, ...]]:
+    grouped: dict[str, list[TaskRow]] = {}
+    for r in results.rows:
+        grouped.setdefault(r.id, []).append(r)
+    return {k: tuple(sorted(v, key=lambda r: r.run)) for k, v in grouped.items()}
+
+
+def build_report(path: str | Path, *, data_dir: Path | None = None, run: int | None = None,
+                 each: Callable[[TaskView], None] | None = None) -> tuple[str, list[str]]:
+    """(HTML text, warnings). ``run`` picks the run shown per task (default: the first);
+    ``each`` is called after every task (progress display)."""
+    results = load_results(path)
+    shown = results.runs[0] if run is None else run
+    if shown not in results.runs:
+        raise ResultsError(f"{results.results_path} has no run {shown} (runs: "
+                           f"{', '.join(map(str, results.runs))})")
+    warnings: list[str] = []
+    if not (results.directory / TRACE_FILE).is_file():
+        warnings.append("no trace.jsonl beside results.json: attempts, reconstructions and "
+                        "diagnoses cannot be shown")
+    evidence, skipped = read_evidence(results.directory, shown)
+    if skipped:
+        warnings.append(f"{skipped} unreadable line(s) of trace.jsonl were skipped")
+    tasks, problem = _dataset(data_dir)
+    if problem:
+        warnings.append(problem)
+    tolerance = results.info.tolerance or DEFAULT_TOLERANCE
+    runs_of = _rows_by_task(results)
+    views = []
+    for order, row in enumerate(results.rows_of_run(shown)):
+        view = build_task_view(order, row, runs_of[row.id], tasks.get(row.id),
+                               evidence.get(row.id), tolerance)
+        views.append(view)
+        if each is not None:
+            each(view)
+    context = PageContext(results, shown, run_statistics(results.rows), views, warnings)
+    return render_page(context), warnings
