@@ -23,7 +23,6 @@ from .conftest import REPORTS, ROOT, shared_dir
 from .metamorphic_tools import mutations, physically_identical, random_rewrite
 
 REWRITES_PER_PROBLEM = 10
-DATA_SAMPLE = 60  # shipped problems checked in CI (deterministic sample); all with --all-data
 
 
 def _problems() -> list[tuple[str, Model]]:
@@ -32,11 +31,8 @@ def _problems() -> list[tuple[str, Model]]:
     if shared:
         for path in sorted((shared / "framecalc" / "conformance").glob("*.model.json")):
             found.append((path.name.removesuffix(".model.json"), parse_model(path.read_text())))
-    raw = sorted((ROOT / "data" / "raw_models").glob("*.json"))
-    if raw:
-        step = max(1, len(raw) // DATA_SAMPLE)
-        for path in raw[::step]:
-            found.append((path.stem, parse_model(path.read_text())))
+    for path in sorted((ROOT / "data" / "raw_models").glob("*.json")):
+        found.append((path.stem, parse_model(path.read_text())))
     return found
 
 
