@@ -30,7 +30,7 @@ def render_document(block: dict[str, Any], model: Model) -> str:
 def check_block(block: Any, stem: str | None = None) -> list[str]:
     """What is wrong with a ``problem`` block (empty when nothing)."""
     if not isinstance(block, dict):
-        return [f'has no "{PROBLEM_KEY}" object (id, category, split, image, provenance)']
+        return [f'"{PROBLEM_KEY}" must be an object (id, category, split, image, provenance)']
     out = []
     pid = block.get("id")
     if not is_safe_name(pid):
@@ -68,13 +68,57 @@ def read_raw(path: Path) -> tuple[bytes, dict[str, Any], Model]:
         doc = json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise DatasetError(f"{path}: not valid JSON ({exc})") from None
-    block = doc.get(PROBLEM_KEY) if isinstance(doc, dict) else None
-    problems = check_block(block, path.stem)
-    if problems:
-        raise DatasetError([f"{path}: {p}" for p in problems])
     try:
         model = parse_model(doc)
     except ModelError as exc:
         raise DatasetError([f"{path}: invalid FrameCalc model: {issue}"
                             for issue in exc.issues]) from None
+    block = doc.get(PROBLEM_KEY) if isinstance(doc, dict) else None
+    if block is None:
+        block = inferred_block(path, model)
+    problems = check_block(block, path.stem)
+    if problems:
+        raise DatasetError([f"{path}: {p}" for p in problems])
     return data, block, model
+
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+def inferred_block(path: Path, model: Model) -> dict[str, Any]:
+    """The task description of a plain FrameCalc file a user dropped into raw_models/.
+
+    So that adding a problem is just "model + image, then tools/generate_gt.py": the id
+    is the file name, the category comes from the id's prefix or else the structure
+    (every link hinged at both ends: truss; all points on one line: beam; otherwise
+    frame), the image is ``images/<id>.png|.jpg|.jpeg`` (drawn by
+    ``tools/synthesize.py --render-missing`` when absent), the difficulty follows the
+    rule, and the provenance is "hand-authored".
+    """
+    from .notes import task_notes
+
+    stem = path.stem
+    prefix = stem.split("-")[0].split("_")[0].lower()
+    if prefix in CATEGORIES:
+        category = prefix
+    elif all(lk.hinge_a and lk.hinge_b for lk in model.links):
+        category = "truss"
+    elif _collinear(model):
+        category = "beam"
+    else:
+        category = "frame"
+    images = path.parent.parent / "images"
+    found = [stem + sfx for sfx in IMAGE_SUFFIXES if (images / (stem + sfx)).is_file()]
+    return {"id": stem, "category": category, "split": "custom",
+            "notes": task_notes(model, category),
+            "image": {"file": found[0] if found else stem + ".png", "style": "cad", "seed": 0},
+            "provenance": "hand-authored"}
+
+
+def _collinear(model: Model) -> bool:
+    p0 = model.points[0]
+    far = max(model.points, key=lambda p: (p.x - p0.x) ** 2 + (p.y - p0.y) ** 2)
+    dx, dy = far.x - p0.x, far.y - p0.y
+    norm = (dx * dx + dy * dy) ** 0.5 or 1.0
+    return all(abs((p.x - p0.x) * dy - (p.y - p0.y) * dx) / norm <= 1e-9 * norm
+               for p in model.points)
