@@ -459,3 +459,37 @@ def test_truss_by_method_of_joints() -> None:
         for s in (0.0, length / 2, length):
             check_nvm(sol, link, s, "left" if s == length else "right", n, 0.0, 0.0)
     assert sol.max_abs_moment <= 1e-9 * 12
+
+
+# ------------------------------------------------------------ swapping a link's ends
+
+
+def test_swapping_link_ends_mirrors_the_diagrams_even_with_loads_at_the_ends() -> None:
+    # FORMAT.md O2: drawing a link B→A instead of A→B maps s → L − s, keeps n and v at
+    # each physical section and negates m, so |m| and max |M| are invariant. Loads exactly
+    # at the link's ends (a couple at B, a force at C) act on the link's end; "right" at s
+    # on one drawing is "left" at L − s on the other, ends included.
+    points = {"A": (0.0, 0.0), "B": (0.0, 4.0), "C": (5.0, 4.0)}
+    supports = [("S1", "A", "fixed", 0.0), ("S2", "C", "roller", 0.0)]
+    couple = {"kind": "bendingMoment", "value": 8, "flip": 1}
+    force = {"kind": "pointLoad", "value": 10, **DOWN}
+    forward = solve(points, [("COL", "A", "B", RIGID, RIGID), ("BEAM", "B", "C", RIGID, RIGID)],
+                    supports, [on_link("BEAM", **couple, offsetMode="m", offset=0),
+                               on_link("BEAM", **force, offsetMode="m", offset=5)])
+    backward = solve(points, [("COL", "A", "B", RIGID, RIGID), ("BEAM", "C", "B", RIGID, RIGID)],
+                     supports, [on_link("BEAM", **couple, refEnd="B", offsetMode="m", offset=0),
+                                on_link("BEAM", **force, refEnd="B", offsetMode="m", offset=5)])
+    assert [r.value for r in forward.reactions] == pytest.approx(
+        [r.value for r in backward.reactions], abs=1e-12 * 50)
+    assert forward.max_abs_moment == pytest.approx(backward.max_abs_moment, rel=1e-12)
+    s = np.linspace(0.0, 5.0, 11)
+    beam = np.full(len(s), 1)
+    for side, other in (("right", "left"), ("left", "right")):
+        n1, v1, m1 = forward.evaluate(beam, s, side=side)
+        n2, v2, m2 = backward.evaluate(beam, 5.0 - s, side=other)
+        assert np.allclose(n1, n2, atol=1e-10) and np.allclose(v1, v2, atol=1e-10)
+        assert np.allclose(m1, -m2, atol=1e-10)
+    # the couple at s = 0 makes m jump by +8 from the node's side to the beam's side
+    _, _, m0 = forward.evaluate(np.array([1]), np.array([0.0]))
+    _, _, m0_node = forward.evaluate(np.array([1]), np.array([0.0]), side="left")
+    assert m0[0] - m0_node[0] == pytest.approx(8.0, abs=1e-9)
