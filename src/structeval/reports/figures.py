@@ -26,6 +26,7 @@ from ..render import RenderResult, render_model, render_moment_diagram
 
 IMAGE_WIDTH = 460  # px, the widest a picture is stored
 JPEG_QUALITY = 72
+MOMENT_ROUNDOFF = 1e-9  # max |M| below this × (largest reaction × size) is zero
 MAX_CANVAS = 4000  # px: a candidate drawn at the truth's scale beyond this gets its own scale
 T = TypeVar("T")
 
@@ -106,8 +107,20 @@ def _pair(left: Image.Image | None, right: Image.Image | None, left_note: str | 
             (jpeg_uri(right, factor) if right is not None else Picture(None, note=right_note)))
 
 
+class NoBending(StructEvalError):
+    """Every member is moment-free (a pin-jointed truss): there is no diagram to draw."""
+
+
 def _moment(model: Model, scale: float | None) -> Image.Image:
-    return render_moment_diagram(model, analyze(model)[0], scale=scale)
+    """The diagram, unless |M| is round-off: the renderer scales the largest ordinate to
+    full height, which would turn 1e-17 kN·m of noise into a confident-looking diagram."""
+    solution = analyze(model)[0]
+    forces = [abs(r.value) for r in solution.reactions]
+    reference = max(forces, default=0.0) * max(_extent(model), 1.0)
+    if solution.max_abs_moment <= MOMENT_ROUNDOFF * max(reference, 1.0):
+        raise NoBending(f"no bending moment anywhere (max |M| = {solution.max_abs_moment:.1e} "
+                        "kN·m, round-off)")
+    return render_moment_diagram(model, solution, scale=scale)
 
 
 def pair_pictures(gt: Model | None, cand: Model | None, gt_marks: Mapping[str, str],
@@ -133,10 +146,10 @@ def pair_pictures(gt: Model | None, cand: Model | None, gt_marks: Mapping[str, s
     cand_m: Image.Image | None = None
     gt_m_note, cand_m_note = gt_note, cand_note
     if gt is not None:
-        gt_m, gt_m_note = guarded("no moment diagram of the ground truth",
+        gt_m, gt_m_note = guarded("ground truth",
                                   lambda: _moment(gt, scale))
     if cand is not None and cand_fig is not None:
-        cand_m, cand_m_note = guarded("no moment diagram of your model",
+        cand_m, cand_m_note = guarded("reconstruction",
                                       lambda: _moment(cand, cand_scale))
     gt_mp, cand_mp = _pair(gt_m, cand_m, gt_m_note, cand_m_note)
     return PairPictures(gt_pic, cand_pic, gt_mp, cand_mp)

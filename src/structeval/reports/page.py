@@ -79,7 +79,7 @@ def _summary(ctx: PageContext) -> str:
               "</small>"),
              ("Average ratio", _pct(100.0 * weighted_mean([t.ratio for t in per_task(rows)]))),
              ("Tasks × runs", f"{st['tasks']} × {st['runs']}"),
-             ("Unavailable (count 0)", str(unavailable)),
+             ("Unavailable (counted as 0)", str(unavailable)),
              ("Tokens", str(tokens))]
     wall = ctx.results.summary.get("wall_s")
     if isinstance(wall, (int, float)):
