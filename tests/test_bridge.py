@@ -28,21 +28,9 @@ from structeval.model import parse_model
 
 from .conftest import ROOT
 from .random_structures import random_models
+from .structure_builders import continuous_beam
 
 MODELS = [doc for _, doc in random_models(99, 12)]
-
-
-def _beam(n: int) -> dict[str, Any]:
-    """Continuous beam of n one-metre spans on rollers (pin first), loaded everywhere."""
-    return {
-        "points": [{"id": f"P{i}", "x": float(i), "y": 0.0} for i in range(n + 1)],
-        "links": [{"id": f"L{i}", "a": f"P{i}", "b": f"P{i + 1}"} for i in range(n)],
-        "supports": [{"id": f"S{i}", "at": {"type": "point", "id": f"P{i}"},
-                      "kind": "pin" if i == 0 else "roller"} for i in range(n + 1)],
-        "loads": [{"id": f"W{i}", "kind": "distributedLoad",
-                   "at": {"type": "link", "id": f"L{i}"}, "wStart": 1, "angleDeg": 270}
-                  for i in range(n)],
-    }
 
 
 def _bits(out: np.ndarray) -> bytes:
@@ -60,7 +48,7 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_fuel_exhaustion_is_a_solver_error(cache_dir: Path) -> None:
     kernel = Kernel(fuel=20_000)
-    model = parse_model(_beam(50))
+    model = parse_model(continuous_beam(50))
     with pytest.raises(SolverError, match="instruction budget"):
         analyze(model, kernel=kernel)
     # the trapped instance was dropped; a kernel with enough fuel answers normally
@@ -70,14 +58,15 @@ def test_fuel_exhaustion_is_a_solver_error(cache_dir: Path) -> None:
 def test_memory_cap_is_a_solver_error(cache_dir: Path) -> None:
     kernel = Kernel(memory_limit=1 << 20)  # 1 MiB: the module's own pages fit, the data not
     with pytest.raises(SolverError, match="memory"):
-        analyze(parse_model(_beam(3000)), kernel=kernel)
-    assert analyze(parse_model(_beam(3)), kernel=kernel)[0].reactions  # small ones still fit
+        analyze(parse_model(continuous_beam(3000)), kernel=kernel)
+    # small models still fit
+    assert analyze(parse_model(continuous_beam(3)), kernel=kernel)[0].reactions
 
 
 def test_memory_cap_below_the_module_itself(cache_dir: Path) -> None:
     kernel = Kernel(memory_limit=4096)
     with pytest.raises(SolverError):
-        analyze(parse_model(_beam(3)), kernel=kernel)
+        analyze(parse_model(continuous_beam(3)), kernel=kernel)
 
 
 def test_garbage_buffers_never_crash_the_kernel(cache_dir: Path) -> None:
@@ -184,13 +173,13 @@ def test_unwritable_cache_only_costs_time(tmp_path: Path,
 
 def test_instance_is_reused_and_replaced_after_a_trap(cache_dir: Path) -> None:
     kernel = Kernel(fuel=200_000)
-    small = pack(compile_model(parse_model(_beam(2))))
+    small = pack(compile_model(parse_model(continuous_beam(2))))
     kernel.run(small)
     first = kernel._local.instance
     kernel.run(small)
     assert kernel._local.instance is first
     with pytest.raises(SolverError):
-        kernel.run(pack(compile_model(parse_model(_beam(400)))))
+        kernel.run(pack(compile_model(parse_model(continuous_beam(400)))))
     kernel.run(small)
     assert kernel._local.instance is not first
 

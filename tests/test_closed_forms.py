@@ -20,6 +20,9 @@ import pytest
 from structeval.fe import CaseSolution, analyze
 from structeval.model import parse_model
 
+from .structure_builders import DOWN as STRAIGHT_DOWN
+from .structure_builders import model_doc
+
 TOL = 1e-9  # of the problem's largest value: these answers are exact up to round-off
 
 
@@ -27,15 +30,7 @@ def solve(points: dict[str, tuple[float, float]], links: list[tuple[str, str, st
           supports: list[tuple[str, str, str, float]], loads: list[dict[str, Any]],
           ) -> CaseSolution:
     """links: (id, a, b, endA, endB); supports: (id, point, kind, angleDeg)."""
-    doc = {
-        "points": [{"id": k, "x": x, "y": y} for k, (x, y) in points.items()],
-        "links": [{"id": i, "a": a, "b": b, "endA": ea, "endB": eb,
-                   "E": 2e8, "A": 1e-2, "Iz": 1e-4} for i, a, b, ea, eb in links],
-        "supports": [{"id": i, "at": {"type": "point", "id": p}, "kind": k, "angleDeg": t}
-                     for i, p, k, t in supports],
-        "loads": [{"id": f"LD{n}", **ld} for n, ld in enumerate(loads, start=1)],
-    }
-    return analyze(parse_model(doc))[0]
+    return analyze(parse_model(model_doc(points, links, supports, loads)))[0]
 
 
 def on_link(link: str, **fields: Any) -> dict[str, Any]:
@@ -46,7 +41,7 @@ def on_point(point: str, **fields: Any) -> dict[str, Any]:
     return {"at": {"type": "point", "id": point}, **fields}
 
 
-DOWN = {"angleDeg": 270, "angleMode": "world", "flip": 1}
+DOWN = {**STRAIGHT_DOWN, "flip": 1}
 
 
 def check_reactions(sol: CaseSolution, expected: list[tuple[str, str, float]]) -> None:

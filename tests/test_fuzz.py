@@ -31,6 +31,7 @@ from structeval.model.parse import MAX_ITEMS
 
 from .conftest import shared_dir
 from .random_structures import random_models
+from .structure_builders import continuous_beam
 
 SEED = 424242
 MUTANTS = 5200
@@ -322,24 +323,10 @@ def test_mutation_fuzz() -> None:
 # --------------------------------------------------------------- the size cap
 
 
-def _continuous_beam(n: int) -> Json:
-    """A continuous beam of n spans of 1 m on rollers (pin at the start), loaded on every
-    span: arrays at the size cap, yet well conditioned."""
-    return {
-        "points": [{"id": f"P{i}", "x": float(i), "y": 0.0} for i in range(n + 1)],
-        "links": [{"id": f"L{i}", "a": f"P{i}", "b": f"P{i + 1}"} for i in range(n)],
-        "supports": [{"id": f"S{i}", "at": {"type": "point", "id": f"P{i}"},
-                      "kind": "pin" if i == 0 else "roller"} for i in range(n + 1)],
-        "loads": [{"id": f"W{i}", "kind": "distributedLoad", "at": {"type": "link",
-                   "id": f"L{i}"}, "wStart": 1, "angleDeg": 270, "angleMode": "world"}
-                  for i in range(n)],
-    }
-
-
 def test_arrays_at_the_size_cap() -> None:
     with deadline(60):
-        assert outcome(_continuous_beam(MAX_ITEMS - 1)) == "solved"
-        over = _continuous_beam(MAX_ITEMS)
+        assert outcome(continuous_beam(MAX_ITEMS - 1)) == "solved"
+        over = continuous_beam(MAX_ITEMS)
         assert outcome(over) == "invalid"
 
 
@@ -373,7 +360,7 @@ _json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-(10**20), 10**20),
 _json = st.recursive(_json_leaf, lambda inner: st.one_of(
     st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)),
     max_leaves=12)
-_BASE = _continuous_beam(3)
+_BASE = continuous_beam(3)
 _FIELDS = ["points", "links", "supports", "loads"]
 
 

@@ -17,29 +17,17 @@ import pytest
 from structeval.fe import MechanismError, analyze
 from structeval.model import parse_model
 
+from .structure_builders import DOWN, cantilever_chain, model_doc
+
 MODES = {"exact": 0.0, "springs": 1e12}
 
 
-def model(points: dict[str, tuple[float, float]], links: list[tuple[str, str, str, str, str]],
-          supports: list[tuple[str, str, str, float]], loads: list[dict[str, Any]] | None = None,
-          ) -> dict[str, Any]:
-    return {
-        "points": [{"id": k, "x": x, "y": y} for k, (x, y) in points.items()],
-        "links": [{"id": i, "a": a, "b": b, "endA": ea, "endB": eb, "E": 2e8, "A": 1e-2,
-                   "Iz": 1e-4} for i, a, b, ea, eb in links],
-        "supports": [{"id": i, "at": {"type": "point", "id": p}, "kind": k, "angleDeg": t}
-                     for i, p, k, t in supports],
-        "loads": loads or [],
-    }
-
-
 R, H = "rigid", "hinge"
-DOWN = {"angleDeg": 270, "angleMode": "world"}
 
 
 def _truss(loads: list[dict[str, Any]]) -> dict[str, Any]:
     """The 2-panel pin-jointed truss of test_closed_forms: B and D have only hinged ends."""
-    return model({"A": (0, 0), "B": (4, 0), "C": (8, 0), "D": (4, 3)},
+    return model_doc({"A": (0, 0), "B": (4, 0), "C": (8, 0), "D": (4, 3)},
                  [(n, a, b, H, H) for n, a, b in (("AB", "A", "B"), ("BC", "B", "C"),
                                                   ("AD", "A", "D"), ("DC", "D", "C"),
                                                   ("BD", "B", "D"))],
@@ -49,23 +37,23 @@ def _truss(loads: list[dict[str, Any]]) -> dict[str, Any]:
 #: (case, model, number of independent free motions, the points that must be named)
 MECHANISMS = [
     ("beam on two rollers",
-     model({"A": (0, 0), "B": (6, 0)}, [("L1", "A", "B", R, R)],
+     model_doc({"A": (0, 0), "B": (6, 0)}, [("L1", "A", "B", R, R)],
            [("S1", "A", "roller", 0), ("S2", "B", "roller", 0)]), 1, {"A", "B"}),
     ("no supports",
-     model({"A": (0, 0), "B": (6, 0)}, [("L1", "A", "B", R, R)], []), 3, {"A", "B"}),
+     model_doc({"A": (0, 0), "B": (6, 0)}, [("L1", "A", "B", R, R)], []), 3, {"A", "B"}),
     ("three hinges in a line",
-     model({"A": (0, 0), "B": (3, 0), "C": (6, 0)},
+     model_doc({"A": (0, 0), "B": (3, 0), "C": (6, 0)},
            [("L1", "A", "B", R, H), ("L2", "B", "C", R, R)],
            [("S1", "A", "pin", 0), ("S2", "C", "pin", 0)]), 1, {"B"}),
     ("four-bar linkage",
-     model({"A": (0, 0), "B": (0, 3), "C": (4, 3), "D": (4, 0)},
+     model_doc({"A": (0, 0), "B": (0, 3), "C": (4, 3), "D": (4, 0)},
            [("L1", "A", "B", H, H), ("L2", "B", "C", H, H), ("L3", "C", "D", H, H)],
            [("S1", "A", "pin", 0), ("S2", "D", "pin", 0)]), 1, {"B", "C"}),
     ("couple on a node where every end is hinged",
      _truss([{"id": "M", "kind": "bendingMoment", "at": {"type": "point", "id": "B"},
               "value": 5}]), 1, {"B"}),
     ("roller whose normal passes through the pin",
-     model({"A": (0, 0), "B": (6, 0)}, [("L1", "A", "B", R, R)],
+     model_doc({"A": (0, 0), "B": (6, 0)}, [("L1", "A", "B", R, R)],
            [("S1", "A", "pin", 0), ("S2", "B", "roller", 90)]), 1, {"B"}),
     # Round-off once hid this one (pivot 1e-11 of its node's scale): three rollers whose
     # normals leave a sliding motion, with a hinge inside.
@@ -134,7 +122,7 @@ def test_all_hinged_node_without_couple_is_not_singular() -> None:
 
 def test_four_hinged_ends_at_one_point() -> None:
     """FORMAT.md M5: a point joining four hinged ends, loaded by a force, solves."""
-    doc = model({"A": (0, 0), "B": (8, 0), "C": (4, 4), "D": (0, 8), "E": (8, 8)},
+    doc = model_doc({"A": (0, 0), "B": (8, 0), "C": (4, 4), "D": (0, 8), "E": (8, 8)},
                 [("L1", "A", "C", R, H), ("L2", "B", "C", R, H), ("L3", "C", "D", H, R),
                  ("L4", "C", "E", H, R)],
                 [("S1", "A", "fixed", 0), ("S2", "B", "fixed", 0), ("S3", "D", "pin", 0),
@@ -149,7 +137,7 @@ def test_four_hinged_ends_at_one_point() -> None:
 def test_hinge_hinge_link_is_a_two_force_member() -> None:
     """A brace hinged at both ends, without loads on it, carries only a constant axial
     force: v = m = 0 all along it."""
-    doc = model({"A": (0, 0), "B": (0, 4), "C": (3, 4), "D": (3, 0)},
+    doc = model_doc({"A": (0, 0), "B": (0, 4), "C": (3, 4), "D": (3, 0)},
                 [("COL1", "A", "B", R, R), ("BEAM", "B", "C", R, R), ("COL2", "D", "C", R, R),
                  ("BRACE", "A", "C", H, H)],
                 [("S1", "A", "pin", 0), ("S2", "D", "pin", 0)],
@@ -167,7 +155,7 @@ def test_hinge_hinge_link_with_a_load_is_a_simple_beam() -> None:
     """Loaded along its length, a link hinged at both ends bends like a simply supported
     beam between its ends: w = 4 on L = 5 gives m = -wL²/8 = -12.5 at midspan, 0 at the
     ends (fixed-end forces of a doubly released member)."""
-    doc = model({"A": (0, 0), "B": (5, 0), "C": (5, 3), "D": (0, 3)},
+    doc = model_doc({"A": (0, 0), "B": (5, 0), "C": (5, 3), "D": (0, 3)},
                 [("BEAM", "A", "B", H, H), ("COL1", "B", "C", R, R), ("TOP", "C", "D", R, R),
                  ("COL2", "D", "A", R, R)],
                 [("S1", "A", "fixed", 0), ("S2", "B", "roller", 0)],
@@ -180,21 +168,12 @@ def test_hinge_hinge_link_with_a_load_is_a_simple_beam() -> None:
     assert v == pytest.approx([10.0, 0.0, -10.0], abs=1e-9 * 10)
 
 
-def _cantilever_chain(n: int) -> dict[str, Any]:
-    return {"points": [{"id": f"P{i}", "x": float(i), "y": 0.0} for i in range(n + 1)],
-            "links": [{"id": f"L{i}", "a": f"P{i}", "b": f"P{i + 1}", "E": 2e8, "A": 1e-2,
-                       "Iz": 1e-4} for i in range(n)],
-            "supports": [{"id": "S", "at": {"type": "point", "id": "P0"}, "kind": "fixed"}],
-            "loads": [{"id": "F", "kind": "pointLoad", "at": {"type": "point", "id": f"P{n}"},
-                       "value": 1, **DOWN}]}
-
-
 @pytest.mark.parametrize(("links", "tolerance"), [(300, 1e-6), (2000, 1e-3)])
 def test_slender_cantilever_is_not_a_mechanism(links: int, tolerance: float) -> None:
     """A straight cantilever of 300 or 2,000 one-metre links: its pivots get tiny (the tip
     stiffness falls as 1/N³) but its softest motion bends the members, so it is stable.
     Statics give uy = 1, rz = N. The tolerance is the conditioning (∝ N⁴, ~1e14 for
     N = 2,000) times round-off, not a modelling error: measured 6e-9 and 1.6e-5."""
-    sol = analyze(parse_model(_cantilever_chain(links)))[0]
+    sol = analyze(parse_model(cantilever_chain(links)))[0]
     values = [r.value for r in sol.reactions]
     assert values == pytest.approx([0.0, 1.0, float(links)], rel=tolerance, abs=tolerance)
