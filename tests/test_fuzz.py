@@ -14,6 +14,7 @@ import contextlib
 import copy
 import json
 import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -45,8 +46,8 @@ class Hang(Exception):
 
 @contextlib.contextmanager
 def deadline(seconds: float) -> Iterator[None]:
-    if not hasattr(signal, "SIGALRM"):  # pragma: no cover - Windows has no alarm
-        yield
+    if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
+        yield  # no alarm on Windows or off the main thread; the solver's fuel still bounds it
         return
 
     def _raise(signum: int, frame: Any) -> None:
