@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from ..model.errors import StructEvalError
+from ..reports.multirun import format_statistics
 from .printout import format_summary
 from .runner import Session
 from .settings import PROMPT_TYPES, GradingSettings, RetryPolicy, TransportSettings
@@ -84,12 +85,16 @@ def _hard_exit(code: int) -> None:
               help="First backoff delay in seconds (doubles per failure, ±25% jitter).")
 @click.option("--backoff-max", default=60.0, show_default=True, type=click.FloatRange(0),
               help="Longest backoff delay in seconds (a server's Retry-After still wins).")
+@click.option("--runs", default=1, show_default=True, type=click.IntRange(1, 100),
+              help="Answer every task this many independent times; results.json then reports "
+                   "the mean with a task-bootstrap 95% CI, per-run scores and stage "
+                   "consistency (use --temperature > 0 for independent samples).")
 def main(model: str | None, api_base: str | None, api_key: str | None, max_retries: int,
          debug: bool, prompt_type: str, id_filter: str | None, limit: int | None,
          split: str | None, category: tuple[str, ...], difficulty: tuple[int, ...],
          concurrency: int, temperature: float, max_tokens: int, timeout: float, stream: bool,
          output: Path | None, resume: bool, data_dir: Path | None, tolerance: float,
-         transport_retries: int, backoff_base: float, backoff_max: float) -> None:
+         transport_retries: int, backoff_base: float, backoff_max: float, runs: int) -> None:
     """Ask a vision-language model to write each drawing as FrameCalc JSON and grade it."""
     redact = Redactor([api_key])
     if not debug:
@@ -125,7 +130,7 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
                          max_delay=max(backoff_max, backoff_base))
     try:
         session = Session(output, grading=grading, transport_settings=transport,
-                          policy=policy, api_key=api_key, resume=resume)
+                          policy=policy, api_key=api_key, resume=resume, runs=runs)
         outcome = session.run(tasks, echo=lambda text: click.echo(redact(text), err=True))
     except ServiceFatal as exc:
         click.echo(f"error: {redact(str(exc))}\nFinished tasks are kept in {output}; "
@@ -140,6 +145,7 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
         sys.exit(EXIT_USAGE)
     click.echo(redact(format_summary(outcome.summary, model=model, prompt_type=prompt_type,
                                      output=str(output))))
+    click.echo(format_statistics(outcome.summary["statistics"]))
     if outcome.reused:
         click.echo(f"(resumed: {outcome.reused} task(s) taken from earlier sessions, "
                    f"{outcome.ran} run now)")

@@ -26,6 +26,7 @@ from typing import Any
 from tqdm import tqdm
 
 from ..model.errors import StructEvalError
+from ..reports.multirun import run_statistics
 from .grading import Grader, scorer_grade
 from .images import ImageError, encode_image
 from .prompts import system_prompt
@@ -93,8 +94,9 @@ class Session:
     def __init__(self, output: Path, *, grading: GradingSettings,
                  transport_settings: TransportSettings, policy: RetryPolicy, api_key: str,
                  resume: bool, grader: Grader = scorer_grade,
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, runs: int = 1):
         self.output = Path(output)
+        self.runs = runs  # independent answers per task (--runs K); run indices 0..K-1
         self.grading = grading
         self.transport_settings = transport_settings
         self.policy = policy
@@ -149,7 +151,8 @@ class Session:
                          "started_at": _dt.datetime.now(_dt.timezone.utc).isoformat(
                              timespec="seconds"),
                          "transport": self.transport_settings.to_json(),
-                         "retry_policy": asdict(self.policy), "selected_tasks": len(tasks)})
+                         "retry_policy": asdict(self.policy), "selected_tasks": len(tasks),
+                         "runs": self.runs})
         return {"format": RUN_FORMAT, "grading": self.grading.to_json(), "sessions": sessions,
                 "system_prompt": self.prompt}
 
@@ -163,14 +166,15 @@ class Session:
         previous, session, past_wall = _previous_state(records)
         _write_json_atomic(self.run_path, self._manifest(stored, session, tasks), self.redact)
 
-        kept: dict[str, TaskResult] = {}
-        pending: list[TaskLike] = []
-        for task in tasks:
-            old = previous.get((0, task.id))
-            if old is not None and old.status == SCORED and _same_task(task, old):
-                kept[task.id] = old
-            else:
-                pending.append(task)
+        kept: dict[tuple[int, str], TaskResult] = {}
+        pending: list[tuple[int, TaskLike]] = []
+        for run in range(self.runs):
+            for task in tasks:
+                old = previous.get((run, task.id))
+                if old is not None and old.status == SCORED and _same_task(task, old):
+                    kept[(run, task.id)] = old
+                else:
+                    pending.append((run, task))
 
         started = time.monotonic()
         with TraceWriter(self.trace_path, self.redact) as writer:
@@ -181,30 +185,34 @@ class Session:
             fresh = self._execute(ctx, tasks, pending, kept, progress)
             wall = time.monotonic() - started
             ctx.record("session_end", 0, {"wall_s": round(wall, 3)})
-        ordered = [fresh.get(t.id) or kept[t.id] for t in tasks]
+        ordered = [fresh.get((run, t.id)) or kept[(run, t.id)]
+                   for run in range(self.runs) for t in tasks]
         summary = summarize(ordered, wall_s=past_wall + wall)
+        summary["statistics"] = run_statistics(ordered)
         document = {"summary": summary, "tasks": [r.results_entry() for r in ordered]}
         _write_json_atomic(self.results_path, document, self.redact)
         return SessionOutcome(ordered, summary, len(kept), len(pending), session)
 
-    def _execute(self, ctx: RunContext, tasks: Sequence[TaskLike], pending: list[TaskLike],
-                 kept: dict[str, TaskResult], progress: bool | None) -> dict[str, TaskResult]:
-        fresh: dict[str, TaskResult] = {}
-        bar = tqdm(total=len(tasks), initial=len(kept), unit="task", dynamic_ncols=True,
+    def _execute(self, ctx: RunContext, tasks: Sequence[TaskLike],
+                 pending: list[tuple[int, TaskLike]], kept: dict[tuple[int, str], TaskResult],
+                 progress: bool | None) -> dict[tuple[int, str], TaskResult]:
+        fresh: dict[tuple[int, str], TaskResult] = {}
+        bar = tqdm(total=len(tasks) * self.runs, initial=len(kept), unit="task",
+                   dynamic_ncols=True,
                    disable=None if progress is None else not progress)
         if kept:
             bar.set_postfix_str(f"acc {running_accuracy(kept.values()):.1f}%")
         workers = max(1, min(self.transport_settings.concurrency, len(pending) or 1))
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="task")
         futures: dict[Future[TaskResult], TaskLike] = {
-            pool.submit(run_task, ctx, task): task for task in pending}
+            pool.submit(run_task, ctx, task, run=run): task for run, task in pending}
         try:
             waiting = set(futures)
             while waiting:
                 done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
                 for future in done:
                     result = future.result()
-                    fresh[result.id] = result
+                    fresh[(result.run, result.id)] = result
                     bar.update(1)
                     finished = list(kept.values()) + list(fresh.values())
                     bar.set_postfix_str(f"acc {running_accuracy(finished):.1f}%")
