@@ -178,3 +178,18 @@ def test_run_eval_cli_prints_the_run_statistics(dataset, tmp_path):
     assert "Runs: 3 × 3 tasks; weighted accuracy per run: 87.50%, 100.00%, 54.17%" in done.stdout
     assert "Stage consistency: 33.3% of 3 task(s)" in done.stdout
     assert fx.SECRET_KEY not in done.stdout + done.stderr
+
+
+def test_the_report_shows_the_chosen_run_and_every_run_per_task(three_runs, dataset):
+    from structeval.reports.report import build_report
+
+    data_dir, _ = dataset
+    html, warnings = build_report(three_runs[0], data_dir=data_dir, run=1)
+    assert warnings == []
+    assert "<h2>Tasks (run 1 of 3)</h2>" in html
+    frame = html.split("data-id='frame_t01'")[1].split("</article>")[0]
+    assert frame.startswith(" data-stage='perfect'")  # run 1 answered the frame perfectly
+    assert "run 0: loads (0.75), run 1: perfect (1), run 2: loads (0.75)" in frame
+    assert "Stage consistency (same final stage in every run): 33.3% of 3" in html
+    first, _ = build_report(three_runs[0], data_dir=data_dir)
+    assert "<h2>Tasks (run 0 of 3)</h2>" in first

@@ -19,6 +19,7 @@ import click
 from tqdm import tqdm
 
 from structeval.model.errors import StructEvalError
+from structeval.reports.figures import IMAGE_WIDTH
 from structeval.reports.report import build_report
 from structeval.reports.runfiles import load_results
 
@@ -31,16 +32,19 @@ from structeval.reports.runfiles import load_results
               help="Dataset the run was made on (default: the shipped data/).")
 @click.option("--run", "run", type=click.IntRange(0), help="Which run to show per task when the "
               "run was made with --runs K (default: the first).")
+@click.option("--image-width", type=click.IntRange(160, 2000), default=IMAGE_WIDTH,
+              show_default=True, help="Widest stored picture in pixels (smaller, smaller file).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on a tty).")
 def main(results: Path, output: Path, data_dir: Path | None, run: int | None,
-         progress: bool | None) -> None:
+         image_width: int, progress: bool | None) -> None:
     """Write the HTML report of RESULTS (a run directory or its results.json)."""
     try:
         total = len(load_results(results).task_ids)
         with tqdm(total=total, unit="task", disable=None if progress is None else not progress,
                   file=sys.stderr) as bar:
             html, warnings = build_report(results, data_dir=data_dir, run=run,
-                                          each=lambda _view: bar.update(1))
+                                          each=lambda _view: bar.update(1),
+                                          image_width=image_width)
         output.write_text(html, encoding="utf-8")
     except (StructEvalError, OSError) as exc:
         click.echo(f"error: {exc}", err=True)

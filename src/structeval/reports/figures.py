@@ -24,8 +24,8 @@ from ..model.errors import StructEvalError
 from ..model.types import Model
 from ..render import RenderResult, render_model, render_moment_diagram
 
-IMAGE_WIDTH = 460  # px, the widest a picture is stored
-JPEG_QUALITY = 72
+IMAGE_WIDTH = 420  # px, the widest a picture is stored by default
+JPEG_QUALITY = 65  # dimension labels stay legible; ~8 kB per figure
 MOMENT_ROUNDOFF = 1e-9  # max |M| below this × (largest reaction × size) is zero
 MAX_CANVAS = 4000  # px: a candidate drawn at the truth's scale beyond this gets its own scale
 T = TypeVar("T")
@@ -70,7 +70,7 @@ def jpeg_uri(image: Image.Image, factor: float | None = None,
     return Picture(f"data:image/jpeg;base64,{data}", rgb.width, rgb.height)
 
 
-def input_picture(path: Path | None) -> Picture:
+def input_picture(path: Path | None, width: int = IMAGE_WIDTH) -> Picture:
     if path is None:
         return Picture(None, note="the task's image was not found in the dataset")
 
@@ -80,7 +80,7 @@ def input_picture(path: Path | None) -> Picture:
             return img.copy()
 
     image, note = guarded(f"cannot read {Path(path).name}", load)
-    return jpeg_uri(image) if image is not None else Picture(None, note=note)
+    return jpeg_uri(image, width=width) if image is not None else Picture(None, note=note)
 
 
 def _extent(model: Model) -> float:
@@ -100,9 +100,9 @@ class PairPictures:
 
 
 def _pair(left: Image.Image | None, right: Image.Image | None, left_note: str | None,
-          right_note: str | None) -> tuple[Picture, Picture]:
+          right_note: str | None, width: int) -> tuple[Picture, Picture]:
     widths = [im.width for im in (left, right) if im is not None]
-    factor = min(1.0, IMAGE_WIDTH / max(widths)) if widths else 1.0
+    factor = min(1.0, width / max(widths)) if widths else 1.0
     return ((jpeg_uri(left, factor) if left is not None else Picture(None, note=left_note)),
             (jpeg_uri(right, factor) if right is not None else Picture(None, note=right_note)))
 
@@ -124,7 +124,8 @@ def _moment(model: Model, scale: float | None) -> Image.Image:
 
 
 def pair_pictures(gt: Model | None, cand: Model | None, gt_marks: Mapping[str, str],
-                  cand_marks: Mapping[str, str], cand_missing: str) -> PairPictures:
+                  cand_marks: Mapping[str, str], cand_missing: str,
+                  width: int = IMAGE_WIDTH) -> PairPictures:
     """Both structures with their highlights and both moment diagrams, same scale."""
     gt_fig: RenderResult | None = None
     gt_note = "the ground truth is not available (task not found in the dataset)"
@@ -141,7 +142,7 @@ def pair_pictures(gt: Model | None, cand: Model | None, gt_marks: Mapping[str, s
         cand_fig, cand_note = guarded("your model cannot be drawn", lambda: render_model(
             cand, highlight=dict(cand_marks), scale=cand_scale))
     gt_pic, cand_pic = _pair(gt_fig.image if gt_fig else None,
-                             cand_fig.image if cand_fig else None, gt_note, cand_note)
+                             cand_fig.image if cand_fig else None, gt_note, cand_note, width)
     gt_m: Image.Image | None = None
     cand_m: Image.Image | None = None
     gt_m_note, cand_m_note = gt_note, cand_note
@@ -151,5 +152,5 @@ def pair_pictures(gt: Model | None, cand: Model | None, gt_marks: Mapping[str, s
     if cand is not None and cand_fig is not None:
         cand_m, cand_m_note = guarded("reconstruction",
                                       lambda: _moment(cand, cand_scale))
-    gt_mp, cand_mp = _pair(gt_m, cand_m, gt_m_note, cand_m_note)
+    gt_mp, cand_mp = _pair(gt_m, cand_m, gt_m_note, cand_m_note, width)
     return PairPictures(gt_pic, cand_pic, gt_mp, cand_mp)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .multirun import per_task
 from .runfiles import RunResults
-from .stats import bootstrap_ci, weighted_mean
+from .stats import BOOTSTRAP_RESAMPLES, bootstrap_ci, weighted_mean
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,9 @@ def leaderboard(runs: Sequence[RunResults]) -> str:
                      f"{e.pass_at_1:.1f} | {e.accuracy:.1f} | {e.tasks} | {e.runs} | "
                      f"{e.date or '–'} |")
     lines += ["", "Weighted accuracy weights each task by its difficulty (1–5); the interval is "
-              "a task-level bootstrap (10,000 resamples, seeded). pass@1 is the first answer's "
-              "credit, after repair the best credit over the repair rounds; percentages."]
+              f"a task-level bootstrap ({BOOTSTRAP_RESAMPLES:,} resamples, seeded). pass@1 is the "
+              "first answer's credit, after repair the best credit over the repair rounds; "
+              "percentages."]
     sets = sorted({e.task_set for e in entries})
     if len(sets) > 1:
         groups = "; ".join(f"{s}: " + ", ".join(_cell(e.model) for e in entries

@@ -14,6 +14,7 @@ from typing import Any
 from ..model.errors import StructEvalError
 from ..scoring import DEFAULT_TOLERANCE
 from .evidence import read_evidence
+from .figures import IMAGE_WIDTH
 from .multirun import run_statistics
 from .page import PageContext, render_page
 from .runfiles import TRACE_FILE, ResultsError, RunResults, TaskRow, load_results
@@ -39,9 +40,11 @@ def _rows_by_task(results: RunResults) -> dict[str, tuple[TaskRow, ...]]:
 
 
 def build_report(path: str | Path, *, data_dir: Path | None = None, run: int | None = None,
-                 each: Callable[[TaskView], None] | None = None) -> tuple[str, list[str]]:
+                 each: Callable[[TaskView], None] | None = None,
+                 image_width: int = IMAGE_WIDTH) -> tuple[str, list[str]]:
     """(HTML text, warnings). ``run`` picks the run shown per task (default: the first);
-    ``each`` is called after every task (progress display)."""
+    ``each`` is called after every task (progress display); pictures are stored at most
+    ``image_width`` pixels wide."""
     results = load_results(path)
     shown = results.runs[0] if run is None else run
     if shown not in results.runs:
@@ -62,7 +65,7 @@ def build_report(path: str | Path, *, data_dir: Path | None = None, run: int | N
     views = []
     for order, row in enumerate(results.rows_of_run(shown)):
         view = build_task_view(order, row, runs_of[row.id], tasks.get(row.id),
-                               evidence.get(row.id), tolerance)
+                               evidence.get(row.id), tolerance, image_width)
         views.append(view)
         if each is not None:
             each(view)

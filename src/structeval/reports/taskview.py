@@ -16,7 +16,14 @@ from ..harness.extract import extract_json
 from ..model import Model, ModelError, parse_model
 from .differences import Differences, find_differences
 from .evidence import TaskEvidence
-from .figures import PairPictures, Picture, guarded, input_picture, pair_pictures
+from .figures import (
+    IMAGE_WIDTH,
+    PairPictures,
+    Picture,
+    guarded,
+    input_picture,
+    pair_pictures,
+)
 from .runfiles import TaskRow
 
 
@@ -67,7 +74,8 @@ def _image_check(task: Any, evidence: TaskEvidence | None) -> list[str]:
 
 
 def build_task_view(order: int, row: TaskRow, runs: tuple[TaskRow, ...], task: Any,
-                    evidence: TaskEvidence | None, tolerance: float) -> TaskView:
+                    evidence: TaskEvidence | None, tolerance: float,
+                    width: int = IMAGE_WIDTH) -> TaskView:
     """``task`` is the dataset's Task (or None when the dataset lacks it)."""
     notes = [] if task is not None else [
         "this task is not in the dataset given to the report: no input image or ground truth"]
@@ -81,6 +89,6 @@ def build_task_view(order: int, row: TaskRow, runs: tuple[TaskRow, ...], task: A
         notes += [note] if note else []
     marks_gt = differences.gt_marks if differences else {}
     marks_cand = differences.cand_marks if differences else {}
-    pictures = pair_pictures(gt, cand, marks_gt, marks_cand, why_not)
-    image = input_picture(Path(task.image_path) if task is not None else None)
+    pictures = pair_pictures(gt, cand, marks_gt, marks_cand, why_not, width)
+    image = input_picture(Path(task.image_path) if task is not None else None, width)
     return TaskView(order, row, runs, image, pictures, differences, evidence, tuple(notes))
