@@ -92,8 +92,7 @@ def run_problem(problem: FEProblem, model: Model, kernel: Kernel | None = None,
         raise MechanismError(model, count, modes)
     if status != ST_OK:
         raise SolverError(_failure(status, float(out[2]), model))
-    lengths = np.hypot(*(problem.nodes[problem.elems[:, 1].astype(int)]
-                         - problem.nodes[problem.elems[:, 0].astype(int)]).T)
+    lengths = problem.lengths
     return [CaseSolution(model, raw, lengths) for raw in unpack_cases(out, problem)]
 
 
