@@ -16,12 +16,14 @@ from __future__ import annotations
 import base64
 import json
 import os
+import queue
 import re
 import shutil
 import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -302,17 +304,19 @@ def browser(tmp_path_factory):
          "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--remote-debugging-port=0",
          "--window-size=1400,1000", "about:blank"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        port = None
-        end = time.monotonic() + 60
-        while time.monotonic() < end and port is None:
-            line = proc.stderr.readline()
-            if not line and proc.poll() is not None:
-                break
+    found: queue.Queue[int] = queue.Queue()
+
+    def drain() -> None:  # read stderr to the end, so Chromium never blocks on a full pipe
+        for line in proc.stderr:
             match = re.search(r"DevTools listening on ws://[^:]+:(\d+)/", line)
             if match:
-                port = int(match.group(1))
-        if port is None:
+                found.put(int(match.group(1)))
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        try:
+            port = found.get(timeout=60)
+        except queue.Empty:
             pytest.fail("Chromium did not open its DevTools port within 60 s")
         yield port
     finally:
@@ -341,7 +345,9 @@ def console_errors(events: list[dict[str, Any]]) -> list[str]:
     for e in events:
         method, params = e.get("method"), e.get("params", {})
         if method == "Runtime.exceptionThrown":
-            out.append(json.dumps(params.get("exceptionDetails", {}))[:300])
+            details = params.get("exceptionDetails", {})
+            out.append(str(details.get("exception", {}).get("description")
+                           or details.get("text"))[:300])
         elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
             out.append(json.dumps(params.get("args", []))[:300])
         elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
@@ -409,5 +415,23 @@ def test_the_report_renders_in_chromium(report, browser):
                    if e.get("method") == "Network.requestWillBeSent"
                    and not e["params"]["request"]["url"].startswith(("file:", "data:"))]
         assert fetched == []
+    finally:
+        tools.close()
+
+
+def test_the_browser_checks_can_fail(browser, tmp_path):
+    """The detectors above must see a script error, a console error and a network fetch."""
+    page = tmp_path / "bad.html"
+    page.write_text("<!DOCTYPE html><html><body><img src='http://127.0.0.1:9/x.png'>"
+                    "<script>console.error('logged'); throw new Error('boom');</script>"
+                    "</body></html>")
+    tools = open_page(browser, page.resolve().as_uri())
+    try:
+        tools.evaluate("1")  # let pending events arrive
+        errors = console_errors(tools.events)
+        assert any("boom" in e for e in errors) and any("logged" in e for e in errors), errors
+        fetched = [e for e in tools.events if e.get("method") == "Network.requestWillBeSent"
+                   and e["params"]["request"]["url"].startswith("http:")]
+        assert fetched
     finally:
         tools.close()
