@@ -511,6 +511,22 @@ def test_moment_diagram_cantilever_hogs_above_with_pl() -> None:
     assert diagram.bbox[3] <= y + 2 and diagram.bbox[1] < y - 40  # tension side: above
 
 
+def test_moment_diagram_of_a_pin_jointed_truss_is_empty_not_round_off_blown_up() -> None:
+    """Joint loads on a pin-jointed truss give |M| ~ 1e-17: that is zero, not a diagram."""
+    hinged = {"endA": "hinge", "endB": "hinge"}
+    model = parse_model({
+        "points": [_p("A", 0, 0), _p("B", 4, 0), _p("C", 2, 2)],
+        "links": [{**_l("L1", "A", "B"), **hinged}, {**_l("L2", "B", "C"), **hinged},
+                  {**_l("L3", "C", "A"), **hinged}],
+        "supports": [_s("S1", "A", "pin"), _s("S2", "B", "roller")],
+        "loads": [_force("F", "point", "C", 10, 250)]})
+    sol = analyze(model)[0]
+    assert 0 < sol.max_abs_moment < 1e-9  # round-off, not mechanics
+    res = moment_diagram_result(model, sol)
+    assert not [it for it in res.layout if it.kind == "diagram"]
+    assert any("max |M| = 0" in (it.text or "") for it in res.layout if it.kind == "label")
+
+
 def test_moment_diagram_image_and_conformance_legibility() -> None:
     model = own("beam-gerber-couples")
     image = render_moment_diagram(model, analyze(model)[0], style="textbook", seed=1)

@@ -152,6 +152,19 @@ def _draw_link(scene: Scene, model: Model, sol: CaseSolution, index: int, m_max:
     return anchors
 
 
+def _significant_max(model: Model, solution: CaseSolution) -> float:
+    """max |M|, or 0 when it is round-off: a pin-jointed truss under joint loads carries
+    no moment, and its 1e-17 kN·m must not be scaled up to a full-height diagram."""
+    m_max = float(solution.max_abs_moment)
+    reactions = abs(solution.raw.reactions)
+    xs = [p.x for p in model.points]
+    ys = [p.y for p in model.points]
+    span = max(max(xs) - min(xs), max(ys) - min(ys))
+    reference = float(reactions[:, :2].max(initial=0.0)) * span + float(
+        reactions[:, 2].max(initial=0.0))
+    return 0.0 if m_max <= 1e-9 * reference else m_max
+
+
 def moment_diagram_result(model: Model | Mapping[str, Any] | str, solution: CaseSolution, *,
                           style: str = "cad", seed: int = 0, scale: float | None = None,
                           highlight: Mapping[str, Any] | None = None,
@@ -167,7 +180,7 @@ def moment_diagram_result(model: Model | Mapping[str, Any] | str, solution: Case
     draw_members(scene, parsed)
     draw_hinges(scene, parsed)
     angle_labels = draw_supports(scene, parsed)
-    m_max = float(solution.max_abs_moment)
+    m_max = _significant_max(parsed, solution)
     anchors: list[tuple[XY, XY, float]] = []
     if m_max > 0 and math.isfinite(m_max):
         for index in range(len(parsed.links)):
