@@ -68,7 +68,7 @@ def make_run(tmp: Path) -> tuple[Path, Path]:
                 transport_settings=TransportSettings(api_base=server.base_url, timeout=5.0,
                                                      concurrency=2),
                 policy=RetryPolicy(tries=2, base_delay=0.001, max_delay=0.002),
-                api_key=fx.SECRET_KEY, resume=False).run([tasks[i] for i in ORDER],
+                api_key=fx.SECRET_KEY, resume=False, data_dir=data).run([tasks[i] for i in ORDER],
                                                          progress=False, echo=lambda _t: None)
     return out, data
 
@@ -159,6 +159,13 @@ def test_the_key_never_reaches_the_report(report):
 def test_the_report_is_deterministic(report, tmp_path):
     again, _ = build_report(report["run"], data_dir=report["data"])
     assert again == report["html"]
+
+
+def test_without_data_dir_the_report_uses_the_runs_own_dataset(report):
+    """run.json records --data-dir, so the report finds the fixture's dataset by itself."""
+    html, warnings = build_report(report["run"])
+    assert not any("could not be loaded" in w for w in warnings)
+    assert html == report["html"]
 
 
 def test_a_missing_dataset_is_a_warning_not_a_crash(report, tmp_path):

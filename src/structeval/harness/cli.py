@@ -130,7 +130,8 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
                          max_delay=max(backoff_max, backoff_base))
     try:
         session = Session(output, grading=grading, transport_settings=transport,
-                          policy=policy, api_key=api_key, resume=resume, runs=runs)
+                          policy=policy, api_key=api_key, resume=resume, runs=runs,
+                          data_dir=data_dir)
         outcome = session.run(tasks, echo=lambda text: click.echo(redact(text), err=True))
     except ServiceFatal as exc:
         click.echo(f"error: {redact(str(exc))}\nFinished tasks are kept in {output}; "

@@ -94,8 +94,10 @@ class Session:
     def __init__(self, output: Path, *, grading: GradingSettings,
                  transport_settings: TransportSettings, policy: RetryPolicy, api_key: str,
                  resume: bool, grader: Grader = scorer_grade,
-                 sleep: Callable[[float], None] = time.sleep, runs: int = 1):
+                 sleep: Callable[[float], None] = time.sleep, runs: int = 1,
+                 data_dir: Path | None = None):
         self.output = Path(output)
+        self.data_dir = data_dir  # recorded so that reports find the same dataset
         self.runs = runs  # independent answers per task (--runs K); run indices 0..K-1
         self.grading = grading
         self.transport_settings = transport_settings
@@ -152,7 +154,9 @@ class Session:
                              timespec="seconds"),
                          "transport": self.transport_settings.to_json(),
                          "retry_policy": asdict(self.policy), "selected_tasks": len(tasks),
-                         "runs": self.runs})
+                         "runs": self.runs,
+                         "data_dir": str(Path(self.data_dir).resolve()) if self.data_dir
+                         else None})
         return {"format": RUN_FORMAT, "grading": self.grading.to_json(), "sessions": sessions,
                 "system_prompt": self.prompt}
 

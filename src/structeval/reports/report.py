@@ -7,6 +7,7 @@ is missing there or its image differs from the one the model was shown.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,16 @@ from .multirun import run_statistics
 from .page import PageContext, render_page
 from .runfiles import TRACE_FILE, ResultsError, RunResults, TaskRow, load_results
 from .taskview import TaskView, build_task_view
+
+
+def _recorded_data_dir(directory: Path) -> Path | None:
+    """The --data-dir the run was made with (run.json, last session), if it still exists."""
+    try:
+        sessions = json.loads((directory / "run.json").read_text(encoding="utf-8"))["sessions"]
+        recorded = sessions[-1].get("data_dir")
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return None
+    return Path(recorded) if isinstance(recorded, str) and Path(recorded).is_dir() else None
 
 
 def _dataset(data_dir: Path | None) -> tuple[dict[str, Any], str | None]:
@@ -57,7 +68,7 @@ def build_report(path: str | Path, *, data_dir: Path | None = None, run: int | N
     evidence, skipped = read_evidence(results.directory, shown)
     if skipped:
         warnings.append(f"{skipped} unreadable line(s) of trace.jsonl were skipped")
-    tasks, problem = _dataset(data_dir)
+    tasks, problem = _dataset(data_dir or _recorded_data_dir(results.directory))
     if problem:
         warnings.append(problem)
     tolerance = results.info.tolerance or DEFAULT_TOLERANCE
