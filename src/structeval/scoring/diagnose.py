@@ -68,6 +68,7 @@ def _score(gt: Model, candidate: Any, tolerance: float) -> Verdict:
     exp = Experiment(gt_c, cand_c, al, build_stations(gt_c, cand_c, al))
     size = float(al.gt.length.max())
     results: dict[str, StageResult] = {}
+    misplaced: list[str] = []
 
     def stage(name: str) -> StageResult:
         if name not in results:
@@ -79,7 +80,7 @@ def _score(gt: Model, candidate: Any, tolerance: float) -> Verdict:
             if name == "loads" and result.passed:
                 # A small load scaled or moved may hide under the tolerance of the
                 # responses; the applied actions themselves are compared place by place.
-                misplaced = load_problems(gt_c, cand_c, al, tolerance)
+                misplaced.extend(load_problems(gt_c, cand_c, al, tolerance))
                 summary["load_resultants_match"] = not misplaced
                 if misplaced:
                     result = replace(result, passed=False)
@@ -93,12 +94,12 @@ def _score(gt: Model, candidate: Any, tolerance: float) -> Verdict:
     for name in STAGES:
         if not stage(name).passed:
             return Verdict.at(name, _message(name, _where(name, gt_c, cand_c, al, tolerance,
-                                                          results[name])), checks)
+                                                          results[name], misplaced)), checks)
     raise AssertionError("unreachable: a stage failed above")  # pragma: no cover
 
 
 def _where(name: str, gt: Model, cand: Model, al: Any, tol: float,
-           result: StageResult) -> list[str]:
+           result: StageResult, misplaced: list[str]) -> list[str]:
     notes: list[str] = []
     if result.mechanism:
         what = {"geometry": "parts of your structure are not connected to the rest",
@@ -113,7 +114,7 @@ def _where(name: str, gt: Model, cand: Model, al: Any, tol: float,
     elif name == "releases":
         notes += release_problems(gt, cand, al)
     else:
-        notes += load_problems(gt, cand, al, tol)
+        notes += misplaced or load_problems(gt, cand, al, tol)
     if not notes:
         notes.append(_fallback(name, cand, result))
     return notes

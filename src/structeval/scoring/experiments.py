@@ -20,8 +20,6 @@ only where the ground truth's joint can take a couple.
 from __future__ import annotations
 
 import math
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -32,6 +30,7 @@ from ..fe.results import CaseSolution
 from ..model.parse import DEFAULT_A, DEFAULT_E, DEFAULT_IZ
 from ..model.types import Model
 from .align import Alignment, Placement
+from .gtcache import GT_CACHE
 from .stations import Stations
 
 STAGES = ("geometry", "supports", "releases", "loads")
@@ -177,35 +176,6 @@ def _fixed_at(nodes: list[int]) -> np.ndarray:
     return np.array([(n, 0b111, 1.0, 0.0, 0.0) for n in nodes], dtype=float).reshape(-1, 5)
 
 
-class _GroundTruthCache:
-    """The ground truth's side of every stage depends on the ground truth alone, and a
-    run grades many answers (attempts, repeated runs) against the same one: keep the
-    solutions of the last few ground truths, keyed by object identity."""
-
-    def __init__(self, size: int = 32):
-        self.size = size
-        self.entries: dict[int, tuple[Model, dict[str, list[CaseSolution]]]] = {}
-        self.lock = threading.Lock()
-
-    def get(self, gt: Model, stage: str, solve: Callable[[], list[CaseSolution]],
-            ) -> list[CaseSolution]:
-        with self.lock:
-            entry = self.entries.get(id(gt))
-            if entry is not None and entry[0] is gt and stage in entry[1]:
-                return entry[1][stage]
-        solutions = solve()
-        with self.lock:
-            entry = self.entries.get(id(gt))
-            if entry is None or entry[0] is not gt:
-                if len(self.entries) >= self.size:
-                    self.entries.pop(next(iter(self.entries)))
-                entry = (gt, {})
-                self.entries[id(gt)] = entry
-            entry[1][stage] = solutions
-        return solutions
-
-
-GT_CACHE = _GroundTruthCache()
 
 
 class Experiment:
@@ -266,7 +236,8 @@ class Experiment:
 
             def gt_problem() -> FEProblem:
                 return self._probe_problem(gt_base, self.gt_places, rigid=rigid, supports=gt_sup)
-        gt_sols = GT_CACHE.get(self.gt, stage, lambda: run_problem(gt_problem(), self.gt))
+        gt_sols = GT_CACHE.get(self.gt, f"stage:{stage}",
+                               lambda: run_problem(gt_problem(), self.gt))
         try:
             cand_sols: list[CaseSolution] | None = run_problem(cand_p, self.cand)
             mech = None

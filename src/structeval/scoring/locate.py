@@ -8,6 +8,7 @@ add up to something else.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import defaultdict
 
@@ -23,6 +24,7 @@ from ..model.semantics import (
 from ..model.types import BendingMoment, DistributedLoad, Model, PointLoad
 from .align import Alignment
 from .canonical import same_restraint
+from .gtcache import GT_CACHE
 
 
 def _cand_point_label(cand: Model, al: Alignment, xy: np.ndarray) -> str:
@@ -136,41 +138,52 @@ def _load_buckets(model: Model, al: Alignment, offset: np.ndarray) -> np.ndarray
     couple) and along every ground-truth member (rows N..N+M−1, M about its start); the
     last row collects loads that act where the ground truth has no member."""
     g = al.gt
-    where, at, force, allow_point = [], [], [], []  # classification place, application place
+    ox, oy = float(offset[0]), float(offset[1])
+    # classification place, application place, force, may it sit on a point
+    where: list[tuple[float, float]] = []
+    at: list[tuple[float, float]] = []
+    force: list[tuple[float, float, float]] = []
+    allow_point: list[bool] = []
+    spans = []  # distributed loads: (start x, start y, axis x, axis y, s0, s1, load)
     for ld in model.loads:
-        if not isinstance(ld, DistributedLoad):
-            xy = np.array(_world(model, ld)) + offset
-            if isinstance(ld, BendingMoment):
-                f = (0.0, 0.0, couple(ld))
-            else:
-                dx, dy = force_direction(model, ld)
-                f = (ld.value * dx, ld.value * dy, 0.0)
-            where.append(xy)
-            at.append(xy)
-            force.append(f)
-            allow_point.append(True)
+        if isinstance(ld, DistributedLoad):
+            link = model.link(ld.target.id)
+            cx, cy, _ = link_axis(model, link)
+            s0, s1, _ = distributed_extent(model, ld)
+            pa = model.point(link.a)
+            spans.append((pa.x + ox, pa.y + oy, cx, cy, s0, s1, ld))
             continue
-        link = model.link(ld.target.id)
-        cx, cy, _ = link_axis(model, link)
-        dx, dy = force_direction(model, ld)
-        s0, s1, _ = distributed_extent(model, ld)
-        start = np.array([model.point(link.a).x, model.point(link.a).y]) + offset
-        axis = np.array([cx, cy])
-        # Cut where ground-truth joints lie so each stretch belongs to one member;
-        # Simpson's rule is exact for the linear load and its first moment.
-        rel = g.xy - start
-        t = rel @ axis
-        off = np.abs(rel[:, 0] * cy - rel[:, 1] * cx)
-        cuts = np.unique(np.r_[s0, t[(off <= al.tol) & (t > s0) & (t < s1)], s1])
-        lo, hi = cuts[:-1], cuts[1:]
-        mid = 0.5 * (lo + hi)
-        for s, w in ((lo, 1 / 6), (mid, 4 / 6), (hi, 1 / 6)):
-            q = ld.w_start + (ld.w_end - ld.w_start) * (s - s0) / (s1 - s0)
-            f = q * w * (hi - lo)
-            where += list(start + mid[:, None] * axis)
-            at += list(start + s[:, None] * axis)
-            force += [(fi * dx, fi * dy, 0.0) for fi in f]
-            allow_point += [False] * len(f)
+        x, y = _world(model, ld)
+        if isinstance(ld, BendingMoment):
+            f = (0.0, 0.0, couple(ld))
+        else:
+            dx, dy = force_direction(model, ld)
+            f = (ld.value * dx, ld.value * dy, 0.0)
+        where.append((x + ox, y + oy))
+        at.append((x + ox, y + oy))
+        force.append(f)
+        allow_point.append(True)
+    if spans:
+        # Cut each loaded stretch where ground-truth joints lie, so every piece belongs
+        # to one member; Simpson's rule is exact for a linear load and its first moment.
+        arr = np.array([sp[:6] for sp in spans])
+        rel_x = g.xy[None, :, 0] - arr[:, None, 0]
+        rel_y = g.xy[None, :, 1] - arr[:, None, 1]
+        t = rel_x * arr[:, None, 2] + rel_y * arr[:, None, 3]
+        off = np.abs(rel_x * arr[:, None, 3] - rel_y * arr[:, None, 2])
+        inner = (off <= al.tol) & (t > arr[:, None, 4]) & (t < arr[:, None, 5])
+        for k, (x0, y0, cx, cy, s0, s1, ld) in enumerate(spans):
+            dx, dy = force_direction(model, ld)
+            cuts = sorted({s0, s1, *t[k, inner[k]].tolist()})
+            for lo, hi in itertools.pairwise(cuts):
+                mid = 0.5 * (lo + hi)
+                for sv, w in ((lo, 1 / 6), (mid, 4 / 6), (hi, 1 / 6)):
+                    q = ld.w_start + (ld.w_end - ld.w_start) * (sv - s0) / (s1 - s0)
+                    f = q * w * (hi - lo)
+                    where.append((x0 + cx * mid, y0 + cy * mid))
+                    at.append((x0 + cx * sv, y0 + cy * sv))
+                    force.append((f * dx, f * dy, 0.0))
+                    allow_point.append(False)
     n_pt, n_ln = len(g.xy), len(g.length)
     out = np.zeros((n_pt + n_ln + 1, 3))
     if not force:
@@ -204,7 +217,7 @@ def _world(model: Model, ld: PointLoad | BendingMoment) -> tuple[float, float]:
 
 
 def load_problems(gt: Model, cand: Model, al: Alignment, tol: float) -> list[str]:
-    gb = _load_buckets(gt, al, np.zeros(2))
+    gb = GT_CACHE.get(gt, "load_buckets", lambda: _load_buckets(gt, al, np.zeros(2)))
     cb = _load_buckets(cand, al, np.asarray(al.offset))
     size = float(max(al.gt.length.max(), 1e-9))
     force = max(float(np.hypot(gb[:, 0], gb[:, 1]).max()), 1e-9)
