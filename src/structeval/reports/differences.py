@@ -24,9 +24,9 @@ from ..model.types import Model
 from ..scoring.align import Alignment, align
 from ..scoring.canonical import same_restraint
 from ..scoring.locate import (
-    _joint_groups,
-    _load_buckets,
     geometry_problems,
+    joint_groups,
+    load_buckets,
     load_problems,
     release_problems,
     support_problems,
@@ -96,8 +96,8 @@ def _joint_keys(model: Model, place_of: dict[str, tuple[int, int]],
 def _hinges(gt: Model, cand: Model, al: Alignment, out: Differences) -> None:
     offset = np.asarray(al.offset, dtype=float)
     all_xy = np.vstack([al.gt.xy, al.cand.xy])
-    g = _joint_groups(gt, all_xy, np.zeros(2), al.tol)
-    c = _joint_groups(cand, all_xy, offset, al.tol)
+    g = joint_groups(gt, all_xy, np.zeros(2), al.tol)
+    c = joint_groups(cand, all_xy, offset, al.tol)
     differing = {k for k in set(g) & set(c) if g[k] != c[k]}
     _mark(out.gt_marks, _joint_keys(gt, _places(gt, np.zeros(2), al.tol), differing), DIFFERS)
     _mark(out.cand_marks, _joint_keys(cand, _places(cand, offset, al.tol), differing), DIFFERS)
@@ -106,7 +106,7 @@ def _hinges(gt: Model, cand: Model, al: Alignment, out: Differences) -> None:
 
 def _single_load_buckets(model: Model, al: Alignment, offset: np.ndarray) -> list[np.ndarray]:
     """Where each load acts, as the scorer's per-point/per-member resultants of it alone."""
-    return [_load_buckets(replace(model, loads=(ld,)), al, offset) for ld in model.loads]
+    return [load_buckets(replace(model, loads=(ld,)), al, offset) for ld in model.loads]
 
 
 def _same(a: np.ndarray, b: np.ndarray, tolerance: float) -> bool:

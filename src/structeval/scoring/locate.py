@@ -73,7 +73,7 @@ def support_problems(gt: Model, cand: Model, al: Alignment) -> list[str]:
 
 # ------------------------------------------------------------------ releases
 
-def _joint_groups(model: Model, xy: np.ndarray, offset: np.ndarray, tol: float,
+def joint_groups(model: Model, xy: np.ndarray, offset: np.ndarray, tol: float,
                   ) -> dict[tuple[int, int], frozenset[frozenset[int]]]:
     """Per place (rounded), how the members leaving it are grouped by rigid connection.
 
@@ -120,8 +120,8 @@ def _joint_groups(model: Model, xy: np.ndarray, offset: np.ndarray, tol: float,
 def release_problems(gt: Model, cand: Model, al: Alignment) -> list[str]:
     offset = np.asarray(al.offset)
     all_xy = np.vstack([al.gt.xy, al.cand.xy])
-    g = _joint_groups(gt, all_xy, np.zeros(2), al.tol)
-    c = _joint_groups(cand, all_xy, offset, al.tol)
+    g = joint_groups(gt, all_xy, np.zeros(2), al.tol)
+    c = joint_groups(cand, all_xy, offset, al.tol)
     out = []
     for k in sorted(set(g) | set(c)):
         if g.get(k) != c.get(k) and k in g and k in c:
@@ -133,7 +133,7 @@ def release_problems(gt: Model, cand: Model, al: Alignment) -> list[str]:
 
 # ------------------------------------------------------------------ loads
 
-def _load_buckets(model: Model, al: Alignment, offset: np.ndarray) -> np.ndarray:
+def load_buckets(model: Model, al: Alignment, offset: np.ndarray) -> np.ndarray:
     """Resultant (Fx, Fy, M) of the loads at every ground-truth point (rows 0..N−1, M = the
     couple) and along every ground-truth member (rows N..N+M−1, M about its start); the
     last row collects loads that act where the ground truth has no member."""
@@ -217,8 +217,8 @@ def _world(model: Model, ld: PointLoad | BendingMoment) -> tuple[float, float]:
 
 
 def load_problems(gt: Model, cand: Model, al: Alignment, tol: float) -> list[str]:
-    gb = GT_CACHE.get(gt, "load_buckets", lambda: _load_buckets(gt, al, np.zeros(2)))
-    cb = _load_buckets(cand, al, np.asarray(al.offset))
+    gb = GT_CACHE.get(gt, "load_buckets", lambda: load_buckets(gt, al, np.zeros(2)))
+    cb = load_buckets(cand, al, np.asarray(al.offset))
     size = float(max(al.gt.length.max(), 1e-9))
     force = max(float(np.hypot(gb[:, 0], gb[:, 1]).max()), 1e-9)
     scale = np.array([force, force, force * size])
