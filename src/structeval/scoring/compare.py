@@ -59,13 +59,18 @@ def world_reactions(sol: CaseSolution, supports: np.ndarray) -> np.ndarray:
     return np.column_stack([r[:, 0] * c - r[:, 1] * s, r[:, 0] * s + r[:, 1] * c, r[:, 2]])
 
 
-def _paired(sols: list[CaseSolution], supports: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """(C, P, 3) world reactions of the supports in ``index`` (zeros where −1)."""
-    out = np.zeros((len(sols), len(index), 3))
-    if len(supports) and len(index):
-        r = np.stack([world_reactions(sol, supports) for sol in sols])
-        out = np.where((index >= 0)[None, :, None], r[:, np.maximum(index, 0)], 0.0)
-    return out
+def _all_reactions(sols: list[CaseSolution], supports: np.ndarray) -> np.ndarray:
+    """(C, S, 3) world reactions of every support in every case."""
+    if not len(supports):
+        return np.zeros((len(sols), 0, 3))
+    return np.stack([world_reactions(sol, supports) for sol in sols])
+
+
+def _paired(reactions: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """(C, P, 3) reactions of the supports in ``index`` (zeros where −1 or none)."""
+    if not reactions.shape[1] or not len(index):
+        return np.zeros((reactions.shape[0], len(index), 3))
+    return np.where((index >= 0)[None, :, None], reactions[:, np.maximum(index, 0)], 0.0)
 
 
 def _ratio(values: np.ndarray, ref: np.ndarray, tol: float, scale: np.ndarray) -> np.ndarray:
@@ -80,8 +85,9 @@ def compare_stage(run: StageRun, tol: float, size: float) -> StageResult:
         return StageResult(run.stage, False, text, (), float("inf"), 0)
     st: Stations = run.stations
     pairs = np.array(run.pairs, dtype=np.int64).reshape(-1, 2)
-    g_r = _paired(run.gt, run.gt_supports, pairs[:, 0])  # (C, P, 3)
-    c_r = _paired(run.cand, run.cand_supports, pairs[:, 1])
+    gt_all_r = _all_reactions(run.gt, run.gt_supports)
+    g_r = _paired(gt_all_r, pairs[:, 0])  # (C, P, 3)
+    c_r = _paired(_all_reactions(run.cand, run.cand_supports), pairs[:, 1])
     n_g, _, m_g = evaluate_cases(run.gt, st.gt_link, st.gt_s, side=st.gt_right)  # (C, K)
     n_c, _, m_c = evaluate_cases(run.cand, st.cand_link, st.cand_s, side=st.cand_right)
     m_c = m_c * st.orient[None, :]
@@ -89,8 +95,6 @@ def compare_stage(run: StageRun, tol: float, size: float) -> StageResult:
     c_max = np.array([sol.max_abs_moment for sol in run.cand])
     # Scales of each case, each bounded below by the other so that a case with only
     # couples (forces ~ 0) or only axial action (moments ~ 0) is not judged on noise.
-    gt_all_r = np.stack([world_reactions(sol, run.gt_supports) for sol in run.gt]) \
-        if len(run.gt_supports) else np.zeros((len(run.gt), 0, 3))
     moment = np.maximum(g_max, np.abs(gt_all_r[..., 2]).max(axis=1, initial=0.0))
     force = np.maximum.reduce([np.abs(gt_all_r[..., :2]).max(axis=(1, 2), initial=0.0),
                                np.abs(n_g).max(axis=1, initial=0.0), moment / size])

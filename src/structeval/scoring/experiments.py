@@ -183,7 +183,7 @@ class Experiment:
 
     def __init__(self, gt: Model, cand: Model, al: Alignment, stations: Stations):
         self.gt, self.cand, self.al, self.stations = gt, cand, al, stations
-        self.gt_base = compile_model(gt)
+        self.gt_base = GT_CACHE.get(gt, "base", lambda: compile_model(gt))
         self.cand_base = compile_model(cand)
         self.scale = float(max(al.gt.length.max(), 1e-9))
         self.gt_places = [Placement(k, None, 0.0) for k in range(len(gt.points))]
