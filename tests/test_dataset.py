@@ -17,12 +17,12 @@ from PIL import Image
 
 from structeval.dataset import DATA_DIR, DatasetError, Task, load_tasks
 from structeval.dataset.fingerprint import fingerprint
-from structeval.dataset.generator import synthesize
 from structeval.dataset.ground_truth import generate
 from structeval.dataset.paths import CATEGORIES, DIFFICULTIES, META_DIR
 from structeval.dataset.rawfile import read_raw
 from structeval.dataset.store import write_problem
 from structeval.dataset.verify import compare_solutions, verify_tasks
+from structeval.generation.generator import synthesize
 from structeval.model import DistributedLoad, Model
 
 from .test_generator import check_textbook_problem

@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from structeval.dataset.builder import GRID, ModelBuilder, renumber_loads
-from structeval.dataset.classics import classic_problems, force, line_load
 from structeval.dataset.difficulty import difficulty, features, level_of, redundancy
 from structeval.dataset.fingerprint import fingerprint
-from structeval.dataset.generator import generate_problem, synthesize
 from structeval.dataset.images import renderer_status
 from structeval.dataset.paths import CATEGORIES, DIFFICULTIES
 from structeval.dataset.rawfile import read_raw, render_document
 from structeval.dataset.wellposed import well_posed
 from structeval.fe import analyze
+from structeval.generation.builder import GRID, ModelBuilder, renumber_loads
+from structeval.generation.classics import classic_problems, force, line_load
+from structeval.generation.generator import generate_problem, synthesize
 from structeval.model import (
     DEFAULT_A,
     DEFAULT_E,
@@ -386,7 +386,7 @@ def test_cli_refuses_bad_arguments(tmp_path: Path) -> None:
 
 
 def test_idle_cuts_are_merged_and_ids_renumbered() -> None:
-    from structeval.dataset.builder import merge_idle_points, renumber
+    from structeval.generation.builder import merge_idle_points, renumber
 
     b = ModelBuilder()
     a, m, n, c = b.point(0, 0), b.point(2, 0), b.point(4, 0), b.point(6, 0)

@@ -26,7 +26,7 @@ import math
 import numpy as np
 import pytest
 
-from structeval.reports.stats import (
+from structeval.statistics.resampling import (
     BOOTSTRAP_RESAMPLES,
     average_ranks,
     bootstrap_ci,

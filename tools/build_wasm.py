@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build solver/framecalc.c into bin/framecalc.wasm with the pinned ziglang from PyPI.
+"""Build solver/framecalc.c into src/structeval/fe/framecalc.wasm with the pinned ziglang from PyPI.
 
 Why zig: it is a pip-installable clang with a wasm32 linker, so every machine
 builds the same bytes without a toolchain download. ``--check`` rebuilds into a
@@ -17,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "solver" / "framecalc.c"
-TARGET = ROOT / "bin" / "framecalc.wasm"
+TARGET = ROOT / "src" / "structeval" / "fe" / "framecalc.wasm"  # package data; bin/ links to it
 ZIG_VERSION = "0.17.0"
 
 FLAGS = [
@@ -65,7 +65,7 @@ def check_no_imports(path: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true",
-                        help="rebuild into a temp file and compare with bin/framecalc.wasm")
+                        help="rebuild into a temp file and compare with the committed binary")
     args = parser.parse_args()
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:
@@ -75,10 +75,11 @@ def main() -> int:
             new = fresh.read_bytes()
         old = TARGET.read_bytes() if TARGET.exists() else b""
         if new != old:
-            print(f"bin/framecalc.wasm is stale: rebuilt sha256 {hashlib.sha256(new).hexdigest()}"
+            print(f"{TARGET.relative_to(ROOT)} is stale: rebuilt sha256 "
+                  f"{hashlib.sha256(new).hexdigest()}"
                   f" != committed {hashlib.sha256(old).hexdigest()}; run tools/build_wasm.py")
             return 1
-        print(f"bin/framecalc.wasm reproduces byte for byte ({len(new)} bytes, "
+        print(f"src/structeval/fe/framecalc.wasm reproduces byte for byte ({len(new)} bytes, "
               f"sha256 {hashlib.sha256(new).hexdigest()[:16]})")
         return 0
     TARGET.parent.mkdir(parents=True, exist_ok=True)

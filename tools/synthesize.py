@@ -18,12 +18,12 @@ from pathlib import Path
 import click
 
 from structeval.dataset import CATEGORIES, DATA_DIR
-from structeval.dataset.classics import classic_problems
 from structeval.dataset.fingerprint import fingerprint
-from structeval.dataset.generator import plan, problem_id, synthesize
 from structeval.dataset.images import renderer_status
 from structeval.dataset.paths import is_safe_name
 from structeval.dataset.store import fingerprints_in, render_missing, write_problem
+from structeval.generation.classics import classic_problems
+from structeval.generation.generator import plan, problem_id, synthesize
 from structeval.model import StructEvalError
 
 

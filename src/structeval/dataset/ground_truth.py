@@ -24,7 +24,7 @@ from .difficulty import difficulty
 from .errors import DatasetError
 from .loadscale import load_scales
 from .paths import META_DIR, RAW_DIR, meta_path
-from .rawfile import read_raw
+from .rawfile import presentation_of, read_raw, structure_of
 
 STATIONS = 11
 
@@ -68,8 +68,10 @@ def build_meta(path: Path) -> dict[str, Any]:
         raise DatasetError(f"{path}: problem {pid} cannot be solved: {exc}") from None
     rule = difficulty(model)
     image = block["image"]
-    return {
+    meta: dict[str, Any] = {
         "id": pid,
+        "structure": structure_of(block),
+        "presentation": presentation_of(block).to_json(),
         "category": block["category"],
         "difficulty": block.get("difficulty") or rule,
         "difficulty_rule": rule,
@@ -83,6 +85,9 @@ def build_meta(path: Path) -> dict[str, Any]:
         "units": {"force": "kN", "moment": "kN*m", "length": "m"},
         "solution": summary,
     }
+    if block.get("dxf"):
+        meta["dxf_filename"] = block["dxf"]["file"]
+    return meta
 
 
 def render_meta(path: Path) -> str:

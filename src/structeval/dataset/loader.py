@@ -12,12 +12,13 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..model.types import Model
+from ..presentation import Presentation, PresentationError, matches
 from .errors import DatasetError
 from .paths import (
     CATEGORIES,
@@ -30,13 +31,19 @@ from .paths import (
     is_safe_name,
     raw_path,
 )
-from .rawfile import read_raw
+from .rawfile import presentation_of, read_raw, structure_of
 
 REFRESH = "run `python tools/generate_gt.py` to recompute the ground truth"
 
 
 @dataclass(frozen=True)
 class Task:
+    """One structure in one presentation: what a model is shown and graded on.
+
+    Tasks with the same ``structure`` share their model (the ground truth); only
+    the drawing, its notes and the presentation factors differ.
+    """
+
     id: str
     category: str
     difficulty: int
@@ -45,6 +52,13 @@ class Task:
     model: Model = field(repr=False)
     meta: dict[str, Any] = field(repr=False)
     notes: str = ""
+    structure: str = ""
+    presentation: Presentation = field(default_factory=Presentation)
+    dxf_path: Path | None = None
+
+    def factors(self) -> dict[str, str]:
+        """The presentation factors, as results and reports group by them."""
+        return self.presentation.to_json()
 
 
 def _read_meta(path: Path) -> dict[str, Any]:
@@ -74,14 +88,28 @@ def _read_meta(path: Path) -> dict[str, Any]:
         problems.append("notes must be a string")
     if not isinstance(meta.get("solution"), dict):
         problems.append("solution is missing")
+    if not is_safe_name(meta.get("structure", meta.get("id"))):
+        problems.append(f"structure {meta.get('structure')!r} must be a plain name")
+    try:
+        Presentation.from_json(meta.get("presentation"), style=meta.get("image_style"))
+    except PresentationError as exc:
+        problems.append(str(exc))
+    dxf = meta.get("dxf_filename")
+    if dxf is not None and (not is_safe_name(dxf) or not str(dxf).endswith(".dxf")):
+        problems.append(f"dxf_filename {dxf!r} must be a plain .dxf file name inside "
+                        "data/images")
     if problems:
         raise DatasetError([f"{path}: {p}" for p in problems])
     return meta
 
 
 def _matches(meta: dict[str, Any], split: str | None, categories: Sequence[str] | None,
-             difficulties: Sequence[int] | None, id_filter: str | None) -> bool:
-    if split is not None and meta["split"] != split:
+             difficulties: Sequence[int] | None, id_filter: str | None,
+             presentation: Mapping[str, Iterable[str]] | None = None) -> bool:
+    if split is not None and meta["split"] not in split.split(","):
+        return False
+    if presentation and not matches(Presentation.from_json(
+            meta.get("presentation"), style=meta.get("image_style")), presentation):
         return False
     if categories is not None and meta["category"] not in categories:
         return False
@@ -115,22 +143,36 @@ def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any]) -> Task:
     if hashlib.sha256(data).hexdigest() != meta.get("raw_model_sha256"):
         raise DatasetError(f"{meta_file}: stale ground truth: {raw.name} changed since the ground "
                            f"truth was computed (sha256 differs); {REFRESH}")
+    shown = presentation_of(block)
     for key, value in (("category", block["category"]), ("split", block["split"]),
-                       ("image_filename", block["image"]["file"])):
+                       ("image_filename", block["image"]["file"]),
+                       ("structure", structure_of(block)),
+                       ("presentation", shown.to_json()),
+                       ("dxf_filename", (block.get("dxf") or {}).get("file"))):
         if meta.get(key) != value:
             raise DatasetError(f"{meta_file}: {key} {meta.get(key)!r} disagrees with the raw "
                                f"model's {value!r}; {REFRESH}")
+    dxf = None
+    if meta.get("dxf_filename"):
+        dxf = image_path(data_dir, meta["dxf_filename"])
+        if not inside(data_dir, dxf) or not dxf.is_file():
+            raise DatasetError(f"{meta_file}: DXF drawing {dxf} is missing or outside "
+                               f"{data_dir} (render it with `python tools/synthesize.py "
+                               "--render-missing`)")
     return Task(pid, meta["category"], int(meta["difficulty"]), meta["split"], image, model,
-                meta, meta.get("notes", ""))
+                meta, meta.get("notes", ""), structure_of(block), shown, dxf)
 
 
 def load_tasks(data_dir: Path = DATA_DIR, *, split: str | None = None,
                categories: Sequence[str] | None = None,
                difficulties: Sequence[int] | None = None,
-               id_filter: str | None = None) -> list[Task]:
+               id_filter: str | None = None,
+               presentation: Mapping[str, Iterable[str]] | None = None) -> list[Task]:
     """Every task that passes the filters, sorted by id, or one DatasetError listing all faults.
 
-    ``id_filter`` is a glob (``beam-*``) or, without wildcards, a substring of the id.
+    ``split`` is a split name or several joined by commas; ``id_filter`` is a glob
+    (``beam-*``) or, without wildcards, a substring of the id; ``presentation`` maps
+    factors to accepted values (see :func:`structeval.presentation.parse_selectors`).
     """
     data_dir = Path(data_dir)
     meta_dir = data_dir / META_DIR
@@ -142,7 +184,7 @@ def load_tasks(data_dir: Path = DATA_DIR, *, split: str | None = None,
     for meta_file in metas:
         try:
             meta = _read_meta(meta_file)
-            if _matches(meta, split, categories, difficulties, id_filter):
+            if _matches(meta, split, categories, difficulties, id_filter, presentation):
                 tasks.append(_task(data_dir, meta_file, meta))
         except DatasetError as exc:
             problems.extend(exc.problems)

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Model, ModelError, model_to_json, parse_model
+from ..presentation import FACTORS, Presentation, PresentationError
 from . import jsonfmt
 from .errors import DatasetError
 from .paths import CATEGORIES, DIFFICULTIES, is_safe_name
 
 PROBLEM_KEY = "problem"
-STYLES = ("cad", "textbook", "scanned")
+STYLES = FACTORS["style"]
 WIDTH = 150  # one link or load per line
 
 
@@ -55,7 +56,41 @@ def check_block(block: Any, stem: str | None = None) -> list[str]:
                    "problem.image.seed an integer")
     if not isinstance(block.get("provenance"), (dict, str)):
         out.append('problem.provenance must be an object or "hand-authored"')
+    structure = block.get("structure", pid)
+    if not is_safe_name(structure):
+        out.append(f"problem.structure {structure!r} must be a plain name (the id of the "
+                   "structure this task shows; tasks showing one structure share its model)")
+    out += _presentation_problems(block)
+    dxf = block.get("dxf")
+    if dxf is not None and (not isinstance(dxf, dict) or not is_safe_name(dxf.get("file"))
+                            or not str(dxf.get("file")).endswith(".dxf")):
+        out.append('problem.dxf must be {"file": <plain file name ending in .dxf>}')
     return out
+
+
+def _presentation_problems(block: dict[str, Any]) -> list[str]:
+    image = block.get("image") if isinstance(block.get("image"), dict) else {}
+    try:
+        shown = presentation_of(block)
+    except PresentationError as exc:
+        return [f"problem.{exc}"]
+    if image.get("style") is not None and shown.style != image.get("style"):
+        return [f"problem.presentation.style {shown.style!r} disagrees with "
+                f"problem.image.style {image.get('style')!r}"]
+    return []
+
+
+def presentation_of(block: dict[str, Any]) -> Presentation:
+    """The task's presentation; factors a v1 file does not name take their defaults and the
+    style is the image's."""
+    image = block.get("image") if isinstance(block.get("image"), dict) else {}
+    style = image.get("style") if isinstance(image.get("style"), str) else None
+    return Presentation.from_json(block.get("presentation"), style=style)
+
+
+def structure_of(block: dict[str, Any]) -> str:
+    """The id of the structure a task shows (a v1 file shows its own)."""
+    return str(block.get("structure", block["id"]))
 
 
 def read_raw(path: Path) -> tuple[bytes, dict[str, Any], Model]:

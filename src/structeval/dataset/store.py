@@ -11,9 +11,9 @@ from pathlib import Path
 
 from .errors import DatasetError
 from .fingerprint import fingerprint
-from .generator import Problem
 from .images import render_image
 from .paths import IMAGE_DIR, RAW_DIR, image_path, raw_path
+from .problem import Problem
 from .rawfile import read_raw, render_document
 
 

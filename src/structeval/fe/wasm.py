@@ -1,4 +1,5 @@
-"""Bridge to bin/framecalc.wasm: compile once, reuse instances, one call per solve.
+"""Bridge to the kernel ``framecalc.wasm`` (package data): compile once, reuse instances,
+one call per solve.
 
 Why this shape: a wasmtime call costs ~36 µs and an instantiation ~64 µs, so
 the module is compiled once per process (and the compiled artifact cached on
@@ -17,7 +18,7 @@ import platform
 import tempfile
 import threading
 from collections.abc import Callable
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,10 @@ import wasmtime
 from ..model.errors import StructEvalError
 from .abi import ABI_VERSION, HDR_OUT
 
-WASM_PATH = Path(__file__).resolve().parents[3] / "bin" / "framecalc.wasm"
+#: The kernel ships inside the package (``structeval/fe/framecalc.wasm``), so a wheel or
+#: ``pip install .`` finds it wherever it is installed; ``bin/framecalc.wasm`` in a
+#: checkout is a link to the same file.
+WASM_PATH = Path(str(resources.files(__package__ or "structeval.fe") / "framecalc.wasm"))
 DEFAULT_FUEL = 4_000_000_000  # wasm instructions; a 5000-member model needs far less
 DEFAULT_MEMORY = 512 * 1024 * 1024  # bytes of linear memory per instance
 PAGE = 65536
@@ -132,7 +136,7 @@ class _Instance:
         self.solve_fn: wasmtime.Func = exports["fc_solve"]  # type: ignore[assignment]
         version = exports["fc_abi_version"](self.store)  # type: ignore[operator]
         if version != ABI_VERSION:
-            raise SolverError(f"bin/framecalc.wasm speaks ABI {version}, this package "
+            raise SolverError(f"framecalc.wasm speaks ABI {version}, this package "
                               f"expects {ABI_VERSION}; run tools/build_wasm.py")
         self.heap_base = int(exports["fc_heap_base"](self.store))  # type: ignore[operator]
         self.input_at = (self.heap_base + 7) & ~7

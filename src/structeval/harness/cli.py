@@ -17,7 +17,8 @@ from pathlib import Path
 import click
 
 from ..model.errors import StructEvalError
-from ..reports.multirun import format_statistics
+from ..presentation import FACTORS, PresentationError
+from ..statistics.runs import format_statistics
 from .printout import format_summary
 from .runner import Session
 from .settings import PROMPT_TYPES, GradingSettings, RetryPolicy, TransportSettings
@@ -60,7 +61,11 @@ def _hard_exit(code: int) -> None:
 @click.option("--filter", "id_filter",
               help="Only tasks whose id matches: a glob (beam_0*) or a substring.")
 @click.option("--limit", type=click.IntRange(1), help="At most this many tasks (after filters).")
-@click.option("--split", help="Dataset split, e.g. test.")
+@click.option("--split", help="Dataset split, e.g. core; several joined by commas.")
+@click.option("--presentation", "presentation", multiple=True, metavar="KEY=VALUE",
+              help="Only tasks shown this way, e.g. language=zh or dimensioning=exam; "
+                   "repeatable (different factors must all match, values of one factor may "
+                   "be joined by commas). Factors: " + ", ".join(FACTORS) + ".")
 @click.option("--category", multiple=True, help="beam, frame or truss; repeatable.")
 @click.option("--difficulty", multiple=True, type=click.IntRange(1, 5), help="1-5; repeatable.")
 @click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 256),
@@ -91,7 +96,8 @@ def _hard_exit(code: int) -> None:
                    "consistency (use --temperature > 0 for independent samples).")
 def main(model: str | None, api_base: str | None, api_key: str | None, max_retries: int,
          debug: bool, prompt_type: str, id_filter: str | None, limit: int | None,
-         split: str | None, category: tuple[str, ...], difficulty: tuple[int, ...],
+         split: str | None, presentation: tuple[str, ...], category: tuple[str, ...],
+         difficulty: tuple[int, ...],
          concurrency: int, temperature: float, max_tokens: int, timeout: float, stream: bool,
          output: Path | None, resume: bool, data_dir: Path | None, tolerance: float,
          transport_retries: int, backoff_base: float, backoff_max: float, runs: int) -> None:
@@ -106,7 +112,10 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
             raise click.UsageError("--resume needs the --output directory of the run to continue")
     try:
         tasks = select_tasks(data_dir, split=split, categories=category,
-                             difficulties=difficulty, id_filter=id_filter, limit=limit)
+                             difficulties=difficulty, id_filter=id_filter, limit=limit,
+                             presentation=presentation)
+    except PresentationError as exc:
+        raise click.BadParameter(str(exc), param_hint="--presentation") from None
     except StructEvalError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)

@@ -60,6 +60,13 @@ class RunContext:
                     **fields})
 
 
+def task_factors(task: TaskLike) -> dict[str, str]:
+    """The task's presentation factors (none for a task object that has no presentation)."""
+    presentation = getattr(task, "presentation", None)
+    to_json = getattr(presentation, "to_json", None)
+    return dict(to_json()) if callable(to_json) else {}
+
+
 def task_fingerprint(task: TaskLike, image: EncodedImage) -> str:
     """Identity of what the model is asked and graded on; a finished task is only reused
     by --resume while this is unchanged (new ground truth, image or notes → run again)."""
@@ -100,7 +107,8 @@ def _response_fields(reply: ChatReply) -> dict[str, Any]:
 def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
     """Attempts until perfect or out of repairs; unavailable if the service keeps failing."""
     base = {"id": task.id, "category": task.category, "difficulty": int(task.difficulty),
-            "run": run}
+            "run": run, "structure": str(getattr(task, "structure", "") or task.id),
+            "presentation": task_factors(task)}
     try:
         image = encode_image(task.image_path)
     except ImageError as exc:

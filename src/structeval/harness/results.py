@@ -59,6 +59,8 @@ class TaskResult:
     best_attempt: int | None = None
     fingerprint: str = ""
     reason: str | None = None  # why unavailable
+    structure: str = ""  # the structure the task shows (tasks of one structure share the GT)
+    presentation: dict[str, str] = field(default_factory=dict)  # factor → value
 
     @property
     def score(self) -> float:
@@ -66,6 +68,7 @@ class TaskResult:
 
     def _common(self) -> dict[str, Any]:
         return {"category": self.category, "difficulty": self.difficulty, "run": self.run,
+                "structure": self.structure or self.id, "presentation": dict(self.presentation),
                 "status": self.status, "ratio": self.ratio, "score": self.score,
                 "stage": self.stage, "first_attempt_ratio": self.first_attempt_ratio,
                 "first_attempt_stage": self.first_attempt_stage, "attempts": self.attempts}
@@ -90,7 +93,16 @@ class TaskResult:
                    first_attempt_stage=rec.get("first_attempt_stage"),
                    attempts=int(rec.get("attempts", 0)),
                    tokens=Tokens.from_json(rec.get("tokens")), best_attempt=rec.get("best_attempt"),
-                   fingerprint=str(rec.get("fingerprint", "")), reason=rec.get("reason"))
+                   fingerprint=str(rec.get("fingerprint", "")), reason=rec.get("reason"),
+                   structure=str(rec.get("structure") or rec["task_id"]),
+                   presentation=_factors(rec.get("presentation")))
+
+
+def _factors(data: Any) -> dict[str, str]:
+    """A stored presentation (factor → value); anything else is no presentation."""
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
 
 
 def _pct(numerator: float, denominator: float) -> float:

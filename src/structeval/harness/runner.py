@@ -26,7 +26,7 @@ from typing import Any
 from tqdm import tqdm
 
 from ..model.errors import StructEvalError
-from ..reports.multirun import run_statistics
+from ..statistics.runs import run_statistics
 from .grading import Grader, scorer_grade
 from .images import ImageError, encode_image
 from .prompts import system_prompt

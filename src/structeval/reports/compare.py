@@ -12,15 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .multirun import TaskScores, per_task
-from .runfiles import ResultsError, RunResults, trace_fingerprints
-from .stats import (
+from ..statistics.resampling import (
     Interval,
     WilcoxonResult,
     paired_bootstrap_ci,
     weighted_mean,
     wilcoxon_signed_rank,
 )
+from ..statistics.runs import TaskScores, per_task
+from .runfiles import ResultsError, RunResults, trace_fingerprints
 
 _SHOWN_IDS = 8
 

@@ -11,9 +11,9 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .multirun import per_task
+from ..statistics.resampling import BOOTSTRAP_RESAMPLES, bootstrap_ci, weighted_mean
+from ..statistics.runs import per_task
 from .runfiles import RunResults
-from .stats import BOOTSTRAP_RESAMPLES, bootstrap_ci, weighted_mean
 
 
 @dataclass(frozen=True)

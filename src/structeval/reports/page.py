@@ -13,14 +13,14 @@ from html import escape
 from typing import Any
 
 from ..harness.grading import STAGES
+from ..statistics.resampling import weighted_mean
+from ..statistics.runs import TaskScores, per_task
 from .charts import grouped_bars, stage_bars
 from .differences import LEGEND
 from .evidence import AttemptView
 from .figures import Picture
-from .multirun import TaskScores, per_task
 from .page_assets import CSP, CSS, JS
 from .runfiles import RunResults
-from .stats import weighted_mean
 from .taskview import TaskView
 
 MAX_RESPONSE_CHARS = 20_000  # of a raw answer shown per attempt

@@ -14,9 +14,9 @@ from typing import Any
 
 from ..model.errors import StructEvalError
 from ..scoring import DEFAULT_TOLERANCE
+from ..statistics.runs import run_statistics
 from .evidence import read_evidence
 from .figures import IMAGE_WIDTH
-from .multirun import run_statistics
 from .page import PageContext, render_page
 from .runfiles import TRACE_FILE, ResultsError, RunResults, TaskRow, load_results
 from .taskview import TaskView, build_task_view

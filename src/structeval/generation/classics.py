@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
+from ..dataset.problem import Problem, make_problem
 from ..model.types import (
     AngleMode,
     BendingMoment,
@@ -24,7 +25,7 @@ from ..model.types import (
     Target,
 )
 from .builder import ModelBuilder, renumber_loads
-from .generator import Problem, image_choice, make_problem
+from .generator import image_choice
 
 SPLIT = "test"
 DOWN = 270.0

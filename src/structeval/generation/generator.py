@@ -11,41 +11,22 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
 
+from ..dataset.difficulty import difficulty
+from ..dataset.errors import DatasetError
+from ..dataset.fingerprint import fingerprint
+from ..dataset.paths import CATEGORIES, DIFFICULTIES
+from ..dataset.problem import Problem, make_problem
+from ..dataset.wellposed import well_posed
 from ..model import ModelError, model_to_json, parse_model
-from ..model.types import Model
 from .builder import merge_idle_points, renumber
-from .difficulty import difficulty
-from .errors import DatasetError
 from .families import pick_family
-from .fingerprint import fingerprint
-from .loading import add_loads
-from .notes import task_notes
-from .paths import CATEGORIES, DIFFICULTIES
-from .wellposed import well_posed
+from .load_placement import add_loads
 
 GENERATOR = "structeval.dataset.generator"
 GENERATOR_VERSION = 1
 MAX_ATTEMPTS = 2000
 STYLE_WEIGHTS = {"cad": 45, "textbook": 40, "scanned": 15}
-#: scanned copies are noisy photos of paper: JPEG keeps them ~50 KB where PNG takes ~120 KB
-IMAGE_TYPES = {"cad": "png", "textbook": "png", "scanned": "jpg"}
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A generated or hand-authored problem, ready to be written as a raw file."""
-
-    block: dict[str, Any]
-    model: Model
-
-    @property
-    def id(self) -> str:
-        return str(self.block["id"])
-
-
 def derived_rng(*parts: object) -> random.Random:
     """A random stream determined by ``parts`` on every platform and Python version."""
     text = "|".join(str(p) for p in ("structeval", *parts))
@@ -68,22 +49,6 @@ def image_choice(*key: object) -> tuple[str, int]:
     style = rng.choices(sorted(STYLE_WEIGHTS), weights=[STYLE_WEIGHTS[s]
                                                         for s in sorted(STYLE_WEIGHTS)])[0]
     return style, rng.randrange(2**31)
-
-
-def make_problem(pid: str, category: str, split: str, model: Model,
-                 provenance: dict[str, Any] | str, image: tuple[str, int], *,
-                 difficulty_level: int | None = None, title: str | None = None) -> Problem:
-    """The problem block every raw file carries (see :mod:`rawfile`)."""
-    block: dict[str, Any] = {"id": pid, "category": category}
-    if title:
-        block["title"] = title
-    if difficulty_level is not None:
-        block["difficulty"] = difficulty_level
-    block.update(split=split, notes=task_notes(model, category),
-                 image={"file": f"{pid}.{IMAGE_TYPES[image[0]]}", "style": image[0],
-                        "seed": image[1]},
-                 provenance=provenance)
-    return Problem(block, model)
 
 
 def problem_id(category: str, seed: int, index: int) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .stats import (
+from .resampling import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     CI_LEVEL,
