@@ -42,6 +42,9 @@ def format_summary(summary: dict[str, Any], *, model: str, prompt_type: str,
         first, final = summary["pass_at_1_stages"][stage], summary["stages"][stage]
         lines.append(f"{label:<22}{first:>7} {_share(first, scored):>6}"
                      f"{final:>9} {_share(final, scored):>6}")
+    factors = format_factors(summary)
+    if factors:
+        lines += ["", factors]
     gain = summary["weighted_accuracy"] - summary["pass_at_1_weighted_accuracy"]
     tokens = summary["tokens"]
     lines += ["",
@@ -56,6 +59,45 @@ def format_summary(summary: dict[str, Any], *, model: str, prompt_type: str,
     if unavailable:
         lines.append(f"WARNING: {unavailable} task(s) unavailable (the API kept failing); they "
                      f"count 0 above. Finish them with: --resume --output {output}")
+    return "\n".join(lines)
+
+
+def _ci(interval: dict[str, Any]) -> str:
+    return (f"{interval['estimate']:+.2f} [{interval['low']:+.2f}, "
+            f"{interval['high']:+.2f}]")
+
+
+def format_factors(summary: dict[str, Any]) -> str:
+    """The factor table: accuracy per value of every factor the run varies, the paired
+    deltas over structures and the robustness (empty when no factor varies)."""
+    by_factor = summary.get("by_factor") or {}
+    if not by_factor:
+        return ""
+    head = f"{'Factor':<14}{'Value':<12}{'Tasks':>6}{'Accuracy':>10}{'pass@1':>9}"
+    lines = [head, "-" * len(head)]
+    for factor, values in by_factor.items():
+        for k, (value, row) in enumerate(values.items()):
+            lines.append(f"{factor if k == 0 else '':<14}{value:<12}{row['tasks']:>6}"
+                         f"{row['accuracy']:>9.2f}%{row['pass_at_1_accuracy']:>8.2f}%")
+    deltas = summary.get("presentation_deltas") or {}
+    if deltas:
+        head = (f"{'Delta':<28}{'Structures':>11}{'Controlled':>11}{'pass@1 [95% CI]':>27}"
+                f"{'after repair [95% CI]':>27}")
+        lines += ["", "Presentation deltas in points (per structure, difficulty-weighted; "
+                      "paired bootstrap over structures; controlled = task pairs differing "
+                      "in that factor only)", head, "-" * len(head)]
+        for factor, entries in deltas.items():
+            for e in entries:
+                lines.append(f"{factor + ': ' + e['label']:<28}{e['structures']:>11}"
+                             f"{e['controlled_pairs']:>11}{_ci(e['pass_at_1']):>27}"
+                             f"{_ci(e['after_repair']):>27}")
+    robust = summary.get("presentation_robustness") or {}
+    first, final = robust.get("pass_at_1") or {}, robust.get("after_repair") or {}
+    if first.get("compared"):
+        lines += ["", f"Presentation robustness (same stage in every presentation): pass@1 "
+                      f"{first['robust']} of {first['compared']} ({100.0 * first['share']:.1f}%), "
+                      f"after repair {final['robust']} of {final['compared']} "
+                      f"({100.0 * final['share']:.1f}%)"]
     return "\n".join(lines)
 
 

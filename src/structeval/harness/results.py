@@ -19,6 +19,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..statistics.factors import factor_summary
+from ..statistics.groups import group_row
+from ..statistics.groups import percent as _pct
+from ..statistics.runs import first_ratio
 from .grading import STAGES
 
 SCORED, UNAVAILABLE = "scored", "unavailable"
@@ -105,26 +109,6 @@ def _factors(data: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
 
 
-def _pct(numerator: float, denominator: float) -> float:
-    return round(100.0 * numerator / denominator, 4) if denominator else 0.0
-
-
-def _first_ratio(r: TaskResult) -> float:
-    return r.first_attempt_ratio if r.status == SCORED and r.first_attempt_ratio else 0.0
-
-
-def group_row(results: list[TaskResult]) -> dict[str, Any]:
-    """Tasks, score, max score, accuracy (weighted, %) and average ratio (%) of a group."""
-    score = sum(r.score for r in results)
-    max_score = sum(r.difficulty for r in results)
-    return {"tasks": len(results), "unavailable": sum(r.status != SCORED for r in results),
-            "score": round(score, 6), "max_score": max_score,
-            "accuracy": _pct(score, max_score),
-            "pass_at_1_accuracy": _pct(sum(_first_ratio(r) * r.difficulty for r in results),
-                                       max_score),
-            "avg_ratio": _pct(sum(r.ratio for r in results), len(results))}
-
-
 def _grouped(results: list[TaskResult], key: Any) -> dict[str, dict[str, Any]]:
     groups: dict[Any, list[TaskResult]] = {}
     for r in results:
@@ -140,8 +124,13 @@ def stage_counts(stages: Iterable[str | None]) -> dict[str, int]:
     return counts
 
 
-def summarize(results: list[TaskResult], *, wall_s: float) -> dict[str, Any]:
-    """The ``summary`` object of results.json (one run's tasks, in dataset order)."""
+def summarize(results: list[TaskResult], *, wall_s: float,
+              modality: str | None = None) -> dict[str, Any]:
+    """The ``summary`` object of results.json (the tasks of every run, in dataset order).
+
+    ``modality`` is what run.json records (None: not recorded); it adds a
+    ``by_factor.modality`` entry. The factor entries are defined in
+    ``structeval.statistics.factors``."""
     scored = [r for r in results if r.status == SCORED]
     overall = group_row(results)
     tokens = Tokens()
@@ -151,7 +140,7 @@ def summarize(results: list[TaskResult], *, wall_s: float) -> dict[str, Any]:
         "weighted_accuracy": overall["accuracy"],
         "avg_ratio": overall["avg_ratio"],
         "pass_at_1_weighted_accuracy": overall["pass_at_1_accuracy"],
-        "pass_at_1_avg_ratio": _pct(sum(_first_ratio(r) for r in results), len(results)),
+        "pass_at_1_avg_ratio": _pct(sum(first_ratio(r) for r in results), len(results)),
         "stages": stage_counts(r.stage for r in scored),
         "pass_at_1_stages": stage_counts(r.first_attempt_stage for r in scored),
         "tokens": tokens.to_json(),
@@ -161,6 +150,7 @@ def summarize(results: list[TaskResult], *, wall_s: float) -> dict[str, Any]:
         "unavailable": len(results) - len(scored),
         "by_category": _grouped(results, lambda r: r.category),
         "by_difficulty": _grouped(results, lambda r: r.difficulty),
+        **factor_summary(results, modality),
     }
 
 

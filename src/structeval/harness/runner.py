@@ -26,6 +26,7 @@ from typing import Any
 from tqdm import tqdm
 
 from ..model.errors import StructEvalError
+from ..statistics.factors import recorded_modality
 from ..statistics.runs import run_statistics
 from .grading import Grader, scorer_grade
 from .images import ImageError, encode_image
@@ -168,7 +169,8 @@ class Session:
             echo(f"note: skipped {skipped} unreadable line(s) of {self.trace_path} "
                  "(a session was killed mid-write)")
         previous, session, past_wall = _previous_state(records)
-        _write_json_atomic(self.run_path, self._manifest(stored, session, tasks), self.redact)
+        manifest = self._manifest(stored, session, tasks)
+        _write_json_atomic(self.run_path, manifest, self.redact)
 
         kept: dict[tuple[int, str], TaskResult] = {}
         pending: list[tuple[int, TaskLike]] = []
@@ -191,7 +193,8 @@ class Session:
             ctx.record("session_end", 0, {"wall_s": round(wall, 3)})
         ordered = [fresh.get((run, t.id)) or kept[(run, t.id)]
                    for run in range(self.runs) for t in tasks]
-        summary = summarize(ordered, wall_s=past_wall + wall)
+        summary = summarize(ordered, wall_s=past_wall + wall,
+                            modality=recorded_modality(manifest))
         summary["statistics"] = run_statistics(ordered)
         document = {"summary": summary, "tasks": [r.results_entry() for r in ordered]}
         _write_json_atomic(self.results_path, document, self.redact)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..model.errors import StructEvalError
+from ..statistics.factors import recorded_modality
 
 RESULTS_FILE, RUN_FILE, TRACE_FILE = "results.json", "run.json", "trace.jsonl"
 STATUSES = ("scored", "unavailable")
@@ -41,6 +43,8 @@ class TaskRow:
     first_attempt_stage: str | None
     attempts: int
     tokens: int = 0
+    structure: str = ""  # the structure shown; results older than presentations: the id
+    presentation: Mapping[str, str] = field(default_factory=dict)  # factor → value; may be {}
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class RunInfo:
     prompt_type: str | None = None
     date: str | None = None  # YYYY-MM-DD of the first session
     tolerance: float | None = None
+    modality: str | None = None  # image | dxf as run.json records it; None: not recorded
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,8 @@ def _row(entry: Any, where: str, problems: list[str]) -> TaskRow | None:
         ("first_attempt_stage", lambda v: isinstance(v, str), "a string"),
         ("attempts", lambda v: _integer(v) and v >= 0, "a non-negative integer"),
         ("tokens", lambda v: _integer(v) and v >= 0, "a non-negative integer"),
+        ("structure", lambda v: isinstance(v, str) and v != "", "a non-empty string"),
+        ("presentation", _presentation, "an object of factor → value (strings)"),
     )
     for key, ok, what in optional:
         if entry.get(key) is not None and not ok(entry[key]):
@@ -141,7 +148,13 @@ def _row(entry: Any, where: str, problems: list[str]) -> TaskRow | None:
     return TaskRow(entry["id"], entry["category"], entry["difficulty"], entry.get("run") or 0,
                    entry["status"], float(entry["ratio"]), entry.get("stage"),
                    entry.get("first_attempt_ratio"), entry.get("first_attempt_stage"),
-                   entry.get("attempts") or 0, entry.get("tokens") or 0)
+                   entry.get("attempts") or 0, entry.get("tokens") or 0,
+                   entry.get("structure") or entry["id"], dict(entry.get("presentation") or {}))
+
+
+def _presentation(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                           for k, v in value.items())
 
 
 def _check_complete(rows: list[TaskRow], problems: list[str]) -> None:
@@ -158,6 +171,10 @@ def _check_complete(rows: list[TaskRow], problems: list[str]) -> None:
             problems.append(f"tasks[{k}]: task {r.id!r} has category/difficulty "
                             f"{r.category}/{r.difficulty} here but {ref.category}/"
                             f"{ref.difficulty} in another run")
+        elif (ref.structure, dict(ref.presentation)) != (r.structure, dict(r.presentation)):
+            problems.append(f"tasks[{k}]: task {r.id!r} shows structure {r.structure!r} "
+                            f"presented as {dict(r.presentation)} here but {ref.structure!r} "
+                            f"as {dict(ref.presentation)} in another run")
     runs = sorted({r.run for r in rows})
     for task_id in first:
         missing = [run for run in runs if (run, task_id) not in seen]
@@ -182,7 +199,7 @@ def _info(directory: Path, fallback: str) -> RunInfo:
     tol = grading.get("tolerance")
     return RunInfo(model if isinstance(model, str) and model else fallback,
                    prompt if isinstance(prompt, str) else None, date,
-                   float(tol) if _number(tol) else None)
+                   float(tol) if _number(tol) else None, recorded_modality(manifest))
 
 
 def trace_fingerprints(run: RunResults) -> dict[str, str]:

@@ -9,8 +9,8 @@ the interval covers the spread of task draws and of the model's sampling.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .resampling import (
@@ -37,6 +37,8 @@ class TaskOutcome(Protocol):
     stage: str | None
     first_attempt_ratio: float | None
     first_attempt_stage: str | None
+    structure: str  # the structure shown ("" = the task is its own structure)
+    presentation: Mapping[str, str]  # factor → value; empty in results older than factors
 
 
 def first_ratio(r: TaskOutcome) -> float:
@@ -55,6 +57,12 @@ class TaskScores:
     first_ratios: tuple[float, ...]
     stages: tuple[str | None, ...]  # None where the task was unavailable
     first_stages: tuple[str | None, ...]
+    structure: str = ""  # the structure the task shows (its own id when not recorded)
+    presentation: Mapping[str, str] = field(default_factory=dict)  # factor → value
+
+    @property
+    def scored_in_every_run(self) -> bool:
+        return all(stage is not None for stage in self.stages)
 
     @property
     def ratio(self) -> float:
@@ -79,7 +87,8 @@ def per_task(rows: Iterable[TaskOutcome]) -> list[TaskScores]:
             tuple(float(r.ratio) for r in group), tuple(first_ratio(r) for r in group),
             tuple(r.stage if ok else None for r, ok in zip(group, scored, strict=True)),
             tuple(r.first_attempt_stage if ok else None
-                  for r, ok in zip(group, scored, strict=True))))
+                  for r, ok in zip(group, scored, strict=True)),
+            group[0].structure or task_id, dict(group[0].presentation)))
     return out
 
 
