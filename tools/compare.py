@@ -4,7 +4,10 @@
 Prints, overall and per category and difficulty, both weighted accuracies, the
 difference A − B with a paired task-bootstrap 95% CI, and the Wilcoxon
 signed-rank p-value on per-task score differences. Each argument is a run
-directory or its results.json.
+directory or its results.json. ``--by-factor`` adds the same rows per
+presentation factor value (``language=zh``, ``style=sketch``, …) over the tasks
+both runs have; an image run against a DXF run is labelled the perception gap
+(dxf − image).
 
 Exit codes: 0 compared; 2 unreadable results, or different task sets (pass
 ``--intersection`` to compare on the shared tasks).
@@ -28,20 +31,27 @@ from structeval.reports.runfiles import load_results
 @click.argument("results_b", type=click.Path(path_type=Path))
 @click.option("--intersection", is_flag=True,
               help="Compare on the tasks both runs share when their task sets differ.")
+@click.option("--by-factor", is_flag=True,
+              help="Also compare per presentation factor value (language, style, ...).")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the comparison as JSON to this file.")
-def main(results_a: Path, results_b: Path, intersection: bool, json_out: Path | None) -> None:
+def main(results_a: Path, results_b: Path, intersection: bool, by_factor: bool,
+         json_out: Path | None) -> None:
     """Is run A better than run B on the same tasks?"""
     try:
         comparison = compare_runs(load_results(results_a), load_results(results_b),
-                                  intersection=intersection)
+                                  intersection=intersection, by_factor=by_factor)
     except StructEvalError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     click.echo(format_comparison(comparison))
     if json_out is not None:
-        json_out.write_text(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False)
-                            + "\n", encoding="utf-8")
+        try:
+            json_out.write_text(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False)
+                                + "\n", encoding="utf-8")
+        except OSError as exc:
+            click.echo(f"error: cannot write {json_out} ({exc.strerror or exc})", err=True)
+            sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,12 @@ Two runs are only comparable task by task: a difference measured on different
 task sets mixes "which model" with "which tasks". So the comparison refuses
 mismatched sets unless the caller explicitly asks for the intersection, and
 it says which tasks were dropped.
+
+``--by-factor`` adds the same paired comparison per presentation factor value
+(the tasks both runs have that show, e.g., ``language=zh``). Two runs of one
+model on the same tasks that differ only in modality (one shown the image,
+one the DXF file) measure what perceiving the drawing costs: the comparison is
+then labelled the *perception gap*, dxf − image.
 """
 
 from __future__ import annotations
@@ -12,6 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..statistics.factors import (
+    DEFAULT_MODALITY,
+    FACTOR_VALUES,
+    MINUS,
+    MODALITY,
+    value_order,
+)
 from ..statistics.resampling import (
     Interval,
     WilcoxonResult,
@@ -48,6 +61,43 @@ class GroupComparison:
                 "ties": self.ties, "b_better": self.b_better}
 
 
+PERCEPTION_GAP = f"dxf {MINUS} image"
+
+
+@dataclass(frozen=True)
+class Modalities:
+    """What each run was shown (run.json; not recorded = image) and, for an image run
+    against a DXF run, which way round A − B reads as the perception gap."""
+
+    a: str
+    b: str
+
+    @property
+    def differ(self) -> bool:
+        return self.a != self.b
+
+    @property
+    def gap_sign(self) -> int:
+        """+1 when A − B is dxf − image, −1 when B − A is, 0 when it is no such pair."""
+        return {("dxf", "image"): 1, ("image", "dxf"): -1}.get((self.a, self.b), 0)
+
+    def gap(self, g: GroupComparison) -> Interval:
+        """dxf − image for a group (the A − B interval, turned round when A is the image run)."""
+        d = g.difference
+        if self.gap_sign > 0:
+            return d
+        return Interval(-d.estimate + 0.0, -d.high + 0.0, -d.low + 0.0, d.level, d.resamples,
+                        d.seed, d.n)
+
+    def to_json(self, overall: GroupComparison) -> dict[str, Any]:
+        out: dict[str, Any] = {"a": self.a, "b": self.b, "differ": self.differ}
+        if self.gap_sign:
+            out["perception_gap"] = {"label": PERCEPTION_GAP,
+                                     "equals": "A - B" if self.gap_sign > 0 else "B - A",
+                                     "overall": self.gap(overall).to_json()}
+        return out
+
+
 @dataclass(frozen=True)
 class Comparison:
     a: RunResults
@@ -57,16 +107,23 @@ class Comparison:
     by_difficulty: list[GroupComparison]
     only_a: list[str]  # tasks dropped because only A has them (intersection mode)
     only_b: list[str]
+    modalities: Modalities
+    by_factor: dict[str, list[GroupComparison]] | None = None  # None: not asked for
 
     def to_json(self) -> dict[str, Any]:
-        return {"a": {"path": str(self.a.results_path), "model": self.a.label,
-                      "runs": len(self.a.runs)},
-                "b": {"path": str(self.b.results_path), "model": self.b.label,
-                      "runs": len(self.b.runs)},
-                "overall": self.overall.to_json(),
-                "by_category": [g.to_json() for g in self.by_category],
-                "by_difficulty": [g.to_json() for g in self.by_difficulty],
-                "only_a": self.only_a, "only_b": self.only_b}
+        out = {"a": {"path": str(self.a.results_path), "model": self.a.label,
+                     "runs": len(self.a.runs), "modality": self.modalities.a},
+               "b": {"path": str(self.b.results_path), "model": self.b.label,
+                     "runs": len(self.b.runs), "modality": self.modalities.b},
+               "modality": self.modalities.to_json(self.overall),
+               "overall": self.overall.to_json(),
+               "by_category": [g.to_json() for g in self.by_category],
+               "by_difficulty": [g.to_json() for g in self.by_difficulty],
+               "only_a": self.only_a, "only_b": self.only_b}
+        if self.by_factor is not None:
+            out["by_factor"] = {f: [g.to_json() for g in groups]
+                                for f, groups in self.by_factor.items()}
+        return out
 
 
 def _listing(ids: list[str]) -> str:
@@ -74,8 +131,17 @@ def _listing(ids: list[str]) -> str:
     return shown + (f", … ({len(ids)} in all)" if len(ids) > _SHOWN_IDS else "")
 
 
-def _paired_tasks(a: RunResults, b: RunResults, intersection: bool,
+def _shown_differently(x: TaskScores, y: TaskScores) -> bool:
+    """Another structure or presentation under the same id (results that record them)."""
+    if not x.presentation or not y.presentation:
+        return False  # results older than presentations say nothing either way
+    return (x.structure, dict(x.presentation)) != (y.structure, dict(y.presentation))
+
+
+def _paired_tasks(a: RunResults, b: RunResults, intersection: bool, same_inputs: bool,
                   ) -> tuple[list[tuple[TaskScores, TaskScores]], list[str], list[str]]:
+    """The tasks both runs answered, paired; ``same_inputs`` is False when the runs were
+    shown different modalities, whose fingerprints (of the input sent) differ by design."""
     ta = {t.id: t for t in per_task(a.rows)}
     tb = {t.id: t for t in per_task(b.rows)}
     only_a = [i for i in ta if i not in tb]
@@ -89,15 +155,16 @@ def _paired_tasks(a: RunResults, b: RunResults, intersection: bool,
             lines.append(f"only in B ({b.results_path}): {_listing(only_b)}")
         lines.append("pass --intersection to compare on the tasks both runs share")
         raise TaskSetMismatch("\n  ".join(lines))
-    fa, fb = trace_fingerprints(a), trace_fingerprints(b)
+    fa, fb = (trace_fingerprints(a), trace_fingerprints(b)) if same_inputs else ({}, {})
     changed = [i for i in ta if i in tb
                and ((ta[i].difficulty, ta[i].category) != (tb[i].difficulty, tb[i].category)
+                    or _shown_differently(ta[i], tb[i])
                     or (i in fa and i in fb and fa[i] != fb[i]))]
     if changed:
         raise TaskSetMismatch(
             "the same task ids were asked differently in the two runs (another category, "
-            "difficulty, ground truth, image or notes: the dataset changed between them): "
-            f"{_listing(changed)}; such runs cannot be compared")
+            "difficulty, structure, presentation, ground truth, image or notes: the dataset "
+            f"changed between them): {_listing(changed)}; such runs cannot be compared")
     pairs = [(ta[i], tb[i]) for i in ta if i in tb]
     if not pairs:
         raise TaskSetMismatch("the runs share no task: nothing to compare")
@@ -126,18 +193,65 @@ def _groups(pairs: list[tuple[TaskScores, TaskScores]], key: Callable[[TaskScore
     return [_group(label(k), grouped[k]) for k in sorted(grouped)]
 
 
-def compare_runs(a: RunResults, b: RunResults, *, intersection: bool = False) -> Comparison:
+def _factor_groups(pairs: list[tuple[TaskScores, TaskScores]],
+                   ) -> dict[str, list[GroupComparison]]:
+    """Factor → one comparison per value, for every factor with two or more values on the
+    shared tasks (a factor with one value would only repeat the overall row)."""
+    out: dict[str, list[GroupComparison]] = {}
+    for factor in FACTOR_VALUES:
+        if factor == MODALITY:
+            continue  # a run has one modality: it is what A and B differ in, not a group
+        grouped: dict[str, list[tuple[TaskScores, TaskScores]]] = {}
+        for x, y in pairs:
+            value = (x.presentation or y.presentation).get(factor)
+            if isinstance(value, str):
+                grouped.setdefault(value, []).append((x, y))
+        if len(grouped) >= 2:
+            out[factor] = [_group(f"{factor}={v}", grouped[v])
+                           for v in value_order(factor, grouped)]
+    return out
+
+
+def compare_runs(a: RunResults, b: RunResults, *, intersection: bool = False,
+                 by_factor: bool = False) -> Comparison:
     """Paired comparison of two runs; raises TaskSetMismatch when the task sets differ
-    (unless ``intersection``) or disagree about a task."""
-    pairs, only_a, only_b = _paired_tasks(a, b, intersection)
+    (unless ``intersection``) or disagree about a task. ``by_factor`` adds the
+    comparison per presentation factor value."""
+    modalities = Modalities(a.info.modality or DEFAULT_MODALITY,
+                            b.info.modality or DEFAULT_MODALITY)
+    pairs, only_a, only_b = _paired_tasks(a, b, intersection, not modalities.differ)
     return Comparison(a, b, _group("OVERALL", pairs),
                       _groups(pairs, lambda t: t.category, str),
                       _groups(pairs, lambda t: t.difficulty, lambda d: f"difficulty {d}"),
-                      only_a, only_b)
+                      only_a, only_b, modalities,
+                      _factor_groups(pairs) if by_factor else None)
 
 
 def _p(p: float) -> str:
     return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def _row(g: GroupComparison, width: int) -> str:
+    ci = f"[{g.difference.low:+.2f}, {g.difference.high:+.2f}]"
+    return (f"{g.name:<{width}}{g.tasks:>6}{g.a_accuracy:>8.2f}%{g.b_accuracy:>8.2f}%"
+            f"{g.difference.estimate:>+9.2f}{ci:>20}{_p(g.wilcoxon.p_value):>12}"
+            f"{f'{g.a_better}/{g.ties}/{g.b_better}':>14}")
+
+
+def _modality_lines(c: Comparison) -> list[str]:
+    m = c.modalities
+    if not m.differ:
+        return []
+    if not m.gap_sign:
+        return [f"Modality: A was shown {m.a}, B {m.b}; the task fingerprints were not "
+                "compared (the inputs differ by design)"]
+    way = "A − B" if m.gap_sign > 0 else "B − A, the negative of every A − B below"
+    gap = m.gap(c.overall)
+    return [f"Modality: A {m.a}, B {m.b}: this is the perception gap ({PERCEPTION_GAP}) = {way} "
+            "(task fingerprints not compared: the inputs differ by design)",
+            f"Perception gap ({PERCEPTION_GAP}), overall: {gap.estimate:+.2f} points "
+            f"(95% CI {gap.low:+.2f} to {gap.high:+.2f}; Wilcoxon p "
+            f"{_p(c.overall.wilcoxon.p_value)})"]
 
 
 def format_comparison(c: Comparison) -> str:
@@ -146,19 +260,25 @@ def format_comparison(c: Comparison) -> str:
         k = len(r.runs)
         return f"{k} runs" if k > 1 else "1 run"
 
-    lines = [f"A: {c.a.label} ({runs(c.a)})  {c.a.results_path}",
-             f"B: {c.b.label} ({runs(c.b)})  {c.b.results_path}"]
+    m = c.modalities
+    lines = [f"A: {c.a.label} ({runs(c.a)}, {m.a})  {c.a.results_path}",
+             f"B: {c.b.label} ({runs(c.b)}, {m.b})  {c.b.results_path}"]
     if c.only_a or c.only_b:
         lines.append(f"Intersection: {c.overall.tasks} shared task(s); dropped {len(c.only_a)} "
                      f"only in A, {len(c.only_b)} only in B")
-    head = (f"{'Group':<14}{'Tasks':>6}{'A acc':>9}{'B acc':>9}{'A−B':>9}"
+    lines += _modality_lines(c)
+    groups = [c.overall, *c.by_category, *c.by_difficulty]
+    factor_rows = [g for gs in (c.by_factor or {}).values() for g in gs]
+    width = max([14] + [len(g.name) + 2 for g in groups + factor_rows])
+    head = (f"{'Group':<{width}}{'Tasks':>6}{'A acc':>9}{'B acc':>9}{'A−B':>9}"
             f"{'95% CI':>20}{'Wilcoxon p':>12}{'A>B/=/B>A':>14}")
     lines += ["", head, "-" * len(head)]
-    for g in [c.overall, *c.by_category, *c.by_difficulty]:
-        ci = f"[{g.difference.low:+.2f}, {g.difference.high:+.2f}]"
-        lines.append(f"{g.name:<14}{g.tasks:>6}{g.a_accuracy:>8.2f}%{g.b_accuracy:>8.2f}%"
-                     f"{g.difference.estimate:>+9.2f}{ci:>20}{_p(g.wilcoxon.p_value):>12}"
-                     f"{f'{g.a_better}/{g.ties}/{g.b_better}':>14}")
+    lines += [_row(g, width) for g in groups]
+    if c.by_factor is not None:
+        lines += ["", "By presentation factor value (tasks both runs have):"]
+        lines += [_row(g, width) for g in factor_rows] or [
+            "  no presentation factor takes two values on the shared tasks (the results "
+            "record no presentation, or every task is shown the same way)"]
     o = c.overall
     lines += ["", "Accuracies are difficulty-weighted (%); A−B in percentage points with a paired "
               f"task bootstrap ({o.difference.resamples} resamples, seed {o.difference.seed}); "
