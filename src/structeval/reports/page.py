@@ -8,7 +8,7 @@ browser); data for the filters travels in data attributes, never in script.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
@@ -20,6 +20,13 @@ from .differences import LEGEND
 from .evidence import AttemptView
 from .figures import Picture
 from .page_assets import CSP, CSS, JS
+from .presentations import (
+    StructureView,
+    factor_attributes,
+    factor_section,
+    filter_factors,
+    structures_section,
+)
 from .runfiles import RunResults
 from .taskview import TaskView
 
@@ -35,6 +42,8 @@ class PageContext:
     statistics: dict[str, Any]
     views: list[TaskView]
     warnings: list[str]
+    factors: dict[str, Any] = field(default_factory=dict)  # statistics.factors.factor_summary
+    structures: list[StructureView] = field(default_factory=list)
 
 
 def _e(value: Any) -> str:
@@ -127,12 +136,12 @@ def _charts(ctx: PageContext) -> str:
         _group_table("Difficulty", by_dif) + "</div>"
 
 
-def _select(ident: str, label: str, options: Sequence[tuple[str, str]]) -> str:
+def _select(ident: str, label: str, options: Sequence[tuple[str, str]], attrs: str = "") -> str:
     opts = "".join(f"<option value='{_e(v)}'>{_e(t)}</option>" for v, t in options)
-    return f"<label>{_e(label)} <select id='{ident}'>{opts}</select></label>"
+    return f"<label>{_e(label)} <select id='{ident}'{attrs}>{opts}</select></label>"
 
 
-def _controls(views: list[TaskView]) -> str:
+def _controls(views: list[TaskView], factors: dict[str, Any]) -> str:
     present = {v.stage_key for v in views}
     stages = [s for s in ("unavailable", *STAGES) if s in present]
     categories = sorted({v.row.category for v in views})
@@ -142,6 +151,10 @@ def _controls(views: list[TaskView]) -> str:
             + _select("f-category", "Category", [("", "all"), *((c, c) for c in categories)])
             + _select("f-difficulty", "Difficulty",
                       [("", "all"), *((str(d), str(d)) for d in difficulties)])
+            + "".join(_select(f"f-factor-{name}", name.capitalize(),
+                              [("", "all"), *((v, v) for v in values)],
+                              f" class='f-factor' data-factor='{name}'")
+                      for name, values in filter_factors(factors.get("by_factor") or {}))
             + _select("f-sort", "Sort", [("dataset", "dataset order"), ("id", "id"),
                                          ("difficulty-desc", "difficulty, hardest first"),
                                          ("ratio-asc", "credit, lowest first"),
@@ -206,6 +219,9 @@ def _task(view: TaskView, multi_run: bool) -> str:
         runs = ", ".join(f"run {x.run}: {_e(x.stage or x.status)} ({x.ratio:g})"
                          for x in view.runs)
         parts.append(f"<div class='meta'>{runs}</div>")
+    if r.presentation:
+        shown = " · ".join(f"{k} {v}" for k, v in r.presentation.items())
+        parts.append(f"<div class='meta'>Structure {_e(r.structure)} · {_e(shown)}</div>")
     if view.notes:
         parts.append("<ul class='notes'>" + "".join(f"<li>{_e(n)}</li>" for n in view.notes)
                      + "</ul>")
@@ -232,7 +248,7 @@ def _task(view: TaskView, multi_run: bool) -> str:
                      + "".join(_attempt(a) for a in attempts) + "</ol>")
     attrs = (f"id='task-{view.order}' data-id='{_e(r.id)}' data-stage='{_e(view.stage_key)}' "
              f"data-category='{_e(r.category)}' data-difficulty='{r.difficulty}' "
-             f"data-ratio='{r.ratio:g}' data-order='{view.order}'")
+             f"data-ratio='{r.ratio:g}' data-order='{view.order}'{factor_attributes(r)}")
     return f"<article class='task' {attrs}>" + "".join(parts) + "</article>"
 
 
@@ -255,6 +271,8 @@ def render_page(ctx: PageContext) -> str:
         f"<header><h1>{_e(title)}</h1><p class='meta'>{_e(meta)}</p>",
         f"<ul class='notes'>{warnings}</ul>" if warnings else "", "</header><main>",
         "<section id='summary'><h2>Summary</h2>", _summary(ctx), _charts(ctx), "</section>",
-        f"<section id='tasks'><h2>Tasks{_e(shown)}</h2>", _controls(ctx.views),
+        factor_section(ctx.factors, len(ctx.results.runs)),
+        structures_section(ctx.structures, multi, ctx.shown_run),
+        f"<section id='tasks'><h2>Tasks{_e(shown)}</h2>", _controls(ctx.views, ctx.factors),
         "<div id='task-list'>", "".join(_task(v, multi) for v in ctx.views), "</div></section>",
         f"</main><script>{JS}</script></body></html>\n"])

@@ -45,6 +45,11 @@ ol.attempts > li { margin-bottom: 8px; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f3f4f7; padding: 6px;
   border-radius: 4px; max-height: 320px; overflow: auto; font-size: 12px; margin: 4px 0; }
 .notes { color: #8a3b00; }
+article.structure { background: #fff; border: 1px solid var(--line); border-radius: 6px;
+  padding: 10px 14px; margin: 10px 0; }
+article.structure .figs { grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); }
+td[rowspan] { vertical-align: top; }
+td.v { text-align: left; }
 """
 
 JS = """
@@ -70,6 +75,20 @@ JS = """
     }
   };
   function value(id) { return document.getElementById(id).value; }
+  var factorSelects = Array.prototype.slice.call(document.querySelectorAll("select.f-factor"));
+  var shownFigures = Array.prototype.slice.call(document.querySelectorAll("figure.shown"));
+  var structures = Array.prototype.slice.call(document.querySelectorAll("article.structure"));
+  function factorsMatch(el) {
+    return factorSelects.every(function (s) {
+      return !s.value || el.getAttribute("data-f-" + s.getAttribute("data-factor")) === s.value;
+    });
+  }
+  function applyFactors() {
+    shownFigures.forEach(function (f) { f.hidden = !factorsMatch(f); });
+    structures.forEach(function (a) {
+      a.hidden = !a.querySelector("figure.shown:not([hidden])");
+    });
+  }
   function apply() {
     var stage = value("f-stage"), category = value("f-category");
     var difficulty = value("f-difficulty"), order = orders[value("f-sort")] || orders.dataset;
@@ -80,17 +99,20 @@ JS = """
     sorted.forEach(function (t) {
       var ok = (!stage || t.getAttribute("data-stage") === stage) &&
                (!category || t.getAttribute("data-category") === category) &&
-               (!difficulty || t.getAttribute("data-difficulty") === difficulty);
+               (!difficulty || t.getAttribute("data-difficulty") === difficulty) &&
+               factorsMatch(t);
       t.hidden = !ok;
       if (ok) { shown += 1; }
       list.appendChild(t);
     });
     document.getElementById("shown").textContent =
       shown + " of " + tasks.length + " task(s) shown";
+    applyFactors();
   }
   ["f-stage", "f-category", "f-difficulty", "f-sort"].forEach(function (id) {
     document.getElementById(id).addEventListener("change", apply);
   });
+  factorSelects.forEach(function (s) { s.addEventListener("change", apply); });
   apply();
 })();
 """

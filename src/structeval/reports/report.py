@@ -14,10 +14,12 @@ from typing import Any
 
 from ..model.errors import StructEvalError
 from ..scoring import DEFAULT_TOLERANCE
+from ..statistics.factors import factor_summary
 from ..statistics.runs import run_statistics
 from .evidence import read_evidence
 from .figures import IMAGE_WIDTH
 from .page import PageContext, render_page
+from .presentations import structure_views
 from .runfiles import TRACE_FILE, ResultsError, RunResults, TaskRow, load_results
 from .taskview import TaskView, build_task_view
 
@@ -80,5 +82,7 @@ def build_report(path: str | Path, *, data_dir: Path | None = None, run: int | N
         views.append(view)
         if each is not None:
             each(view)
-    context = PageContext(results, shown, run_statistics(results.rows), views, warnings)
+    context = PageContext(results, shown, run_statistics(results.rows), views, warnings,
+                          factor_summary(results.rows, results.info.modality),
+                          structure_views(views, tasks))
     return render_page(context), warnings
