@@ -14,10 +14,11 @@ robustness (it has one scored presentation left), while by_factor counts it 0.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from structeval.harness.printout import format_summary
+from structeval.harness.printout import format_factors, format_summary
 from structeval.statistics.resampling import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -182,6 +183,11 @@ def test_the_printed_summary_has_the_factor_table(summary):
     assert f"{100 * -0.875 / 6:+.2f} [" in row and f"{100 * -0.75 / 6:+.2f} [" in row
     assert row.split()[4:6] == ["3", "3"]  # structures, controlled pairs
     assert "pass@1 1 of 3 (33.3%), after repair 2 of 3 (66.7%)" in text
+
+
+def test_the_readme_example_is_what_this_run_prints(summary):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert format_factors(summary) in readme
 
 
 def test_results_json_is_deterministic(factor_run, tmp_path):

@@ -84,13 +84,14 @@ def format_factors(summary: dict[str, Any]) -> str:
         head = (f"{'Delta':<28}{'Structures':>11}{'Controlled':>11}{'pass@1 [95% CI]':>27}"
                 f"{'after repair [95% CI]':>27}")
         lines += ["", "Presentation deltas in points (per structure, difficulty-weighted; "
-                      "paired bootstrap over structures; controlled = task pairs differing "
-                      "in that factor only)", head, "-" * len(head)]
+                      "paired bootstrap over structures)", head, "-" * len(head)]
         for factor, entries in deltas.items():
             for e in entries:
                 lines.append(f"{factor + ': ' + e['label']:<28}{e['structures']:>11}"
                              f"{e['controlled_pairs']:>11}{_ci(e['pass_at_1']):>27}"
                              f"{_ci(e['after_repair']):>27}")
+        lines.append("Controlled: task pairs of one structure that differ in that factor only "
+                     "(their deltas are in results.json)")
     robust = summary.get("presentation_robustness") or {}
     first, final = robust.get("pass_at_1") or {}, robust.get("after_repair") or {}
     if first.get("compared"):
