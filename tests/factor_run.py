@@ -112,16 +112,21 @@ class FactorRun:
     results: dict  # results.json
 
 
-def make_factor_run(tmp: Path, *, model: str = "fake-vlm") -> FactorRun:
-    data = tmp / "data"
-    tasks = build_data(data)
+def script_for(tasks: list) -> Script:
+    """The fake server's plan: each task's replies, keyed by its image."""
     script = Script()
     for task in tasks:
         sha = fx.image_sha(task)
         for attempt, reply in enumerate(_answers()[task.id], start=1):
             script.on(sha, attempt, reply)
+    return script
+
+
+def make_factor_run(tmp: Path, *, model: str = "fake-vlm") -> FactorRun:
+    data = tmp / "data"
+    tasks = build_data(data)
     out = tmp / "run"
-    with FakeOpenAI(script) as server:
+    with FakeOpenAI(script_for(tasks)) as server:
         Session(out, grading=GradingSettings(model=model, max_retries=1),
                 transport_settings=TransportSettings(api_base=server.base_url, timeout=5.0,
                                                      concurrency=2),

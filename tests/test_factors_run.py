@@ -14,17 +14,25 @@ robustness (it has one scored presentation left), while by_factor counts it 0.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from structeval.dataset import load_tasks
 from structeval.harness.printout import format_factors, format_summary
 from structeval.statistics.resampling import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     paired_bootstrap_ci,
 )
-from tests.factor_run import make_factor_run
+from tests.factor_run import make_factor_run, script_for
+from tests.fakeserver import fixture as fx
+from tests.fakeserver.server import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -186,8 +194,23 @@ def test_the_printed_summary_has_the_factor_table(summary):
 
 
 def test_the_readme_example_is_what_this_run_prints(summary):
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert format_factors(summary) in readme
+
+
+def test_run_eval_prints_the_factor_table(factor_run, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    env["OPENAI_API_KEY"] = fx.SECRET_KEY
+    with FakeOpenAI(script_for(load_tasks(factor_run.data))) as server:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "run_eval.py"), "--model", "fake-vlm", "--api-base",
+             server.base_url, "--data-dir", str(factor_run.data), "--output",
+             str(tmp_path / "cli"), "--max-retries", "1", "--transport-retries", "2",
+             "--backoff-base", "0.001", "--backoff-max", "0.002"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr  # C-zh stays unavailable
+    assert format_factors(factor_run.results["summary"]) in done.stdout
+    assert fx.SECRET_KEY not in done.stdout + done.stderr
 
 
 def test_results_json_is_deterministic(factor_run, tmp_path):
