@@ -124,6 +124,18 @@ def test_a_recorded_modality_adds_its_entry():
     assert summarize(rows, wall_s=0, modality="dxf")["by_factor"]["modality"]["dxf"]["tasks"] == 2
 
 
+def test_a_modality_alone_prints_no_factor_table():
+    from structeval.harness.printout import format_factors
+    from structeval.reports.presentations import factor_section
+
+    same = [result(f"S{i}", f"S{i}", 1, 0, 1.0, 1.0) for i in range(2)]
+    assert format_factors(summarize(same, wall_s=0, modality="dxf")) == ""
+    assert factor_section(factor_summary(same, "dxf"), 1) == ""
+    varied = [*same, result("S0-zh", "S0", 1, 0, 0.5, 0.5, language="zh")]
+    text = format_factors(summarize(varied, wall_s=0, modality="dxf"))
+    assert "modality      dxf" in text and "language      en" in text
+
+
 @pytest.mark.parametrize("manifest, expected", [
     ({"grading": {"model": "m", "modality": "dxf"}}, "dxf"),
     ({"grading": {"model": "m"}, "sessions": [{"modality": "image"}, {"modality": "dxf"}]},

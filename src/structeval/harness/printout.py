@@ -71,8 +71,8 @@ def format_factors(summary: dict[str, Any]) -> str:
     """The factor table: accuracy per value of every factor the run varies, the paired
     deltas over structures and the robustness (empty when no factor varies)."""
     by_factor = summary.get("by_factor") or {}
-    if not by_factor:
-        return ""
+    if not any(len(values) >= 2 for values in by_factor.values()):
+        return ""  # e.g. only the modality of a run that varies nothing else
     head = f"{'Factor':<14}{'Value':<12}{'Tasks':>6}{'Accuracy':>10}{'pass@1':>9}"
     lines = [head, "-" * len(head)]
     for factor, values in by_factor.items():

@@ -156,8 +156,8 @@ def factor_section(factors: Mapping[str, Any], runs: int) -> str:
     """The "Presentation factors" section, or "" when the run varies no factor."""
     by_factor = factors.get("by_factor") or {}
     deltas = factors.get("presentation_deltas") or {}
-    if not by_factor and not deltas:
-        return ""
+    if not deltas and not any(len(values) >= 2 for values in by_factor.values()):
+        return ""  # nothing varies (a recorded modality alone is no comparison)
     parts = ["<section id='factors'><h2>Presentation factors</h2><div class='tables'>",
              _accuracy_table(by_factor, runs), "</div>"]
     if deltas:
