@@ -6,9 +6,11 @@ hard to get right, then maps the sum to a level. Points:
 
 *Structure*
 
-* **members** — links to write: 1–2 → 0, 3–5 → 1, 6–10 → 2, 11–20 → 3, 21–39 → 4, ≥ 40 → 5;
-* **redundancy** — degree of static indeterminacy (DSI): 0 → 0, 1 → 1, 2–3 → 2, 4–9 → 3,
-  ≥ 10 → 4;
+* **members** — links to write: 1–2 → 0, 3–5 → 1, 6–10 → 2, 11–20 → 3, then one point
+  per further ten members (21–30 → 4, 31–40 → 5, 41–50 → 6, 51–60 → 7, ≥ 61 → 8): any
+  one of them wrong costs the geometry stage, so the chance of a perfect reading falls
+  with every member rather than with the logarithm of their number;
+* **redundancy** — degree of static indeterminacy (DSI): 0 → 0, 1 → 1, 2–3 → 2, ≥ 4 → 3;
 * **hinges** — joints of beams/frames with a moment release (a truss's pin joints are not
   counted: they are its nature and the prompt states them): 0 → 0, 1 → 1, 2–3 → 2, ≥ 4 → 3;
 * **inclined members** — a beam/frame member neither horizontal nor vertical: +1;
@@ -26,7 +28,7 @@ hard to get right, then maps the sum to a level. Points:
 
 * **coordinates** — distinct x values plus distinct y values the reader must place: of
   the points, of the concentrated loads on members and of the ends of distributed
-  loads: ≤ 8 → 0, 9–14 → 1, ≥ 15 → 2. Regular geometry (equal bays, repeated storey
+  loads: ≤ 8 → 0, 9–14 → 1, 15–24 → 2, ≥ 25 → 3. Regular geometry (equal bays, repeated storey
   heights) keeps this low however many members there are, as it keeps an exam drawing
   readable;
 * **fine detail** — the smallest gap between two distinct coordinates is less than
@@ -50,7 +52,16 @@ hard to get right, then maps the sum to a level. Points:
   in every language and the answer is language-neutral JSON; matched presentations can
   measure whether the label language matters, and this term can then be revised.
 
-Level: score 0–2 → 1, 3–5 → 2, 6–8 → 3, 9–11 → 4, ≥ 12 → 5 (:data:`LEVEL_FLOORS`).
+Level: score 0–2 → 1, 3–5 → 2, 6–9 → 3, 10–12 → 4, ≥ 13 → 5 (:data:`LEVEL_FLOORS`).
+
+The floors were set on measurements (``python tools/generation_report.py``): the v1
+structures (the 346 shipped tasks and the standard templates) score 0–12 and spread
+over levels 1–3 with some at 4; the hard templates (40+ member frames, 60+ member
+trusses, six-span Gerber beams, 4–12 loads) score 8–23 and reach 4–5; a presentation
+adds up to 7. So a set of the 346 plus about 250 hard structures covers 1–5 in every
+category (no level more than 2.5 times as full as another). Trusses score less than
+frames of the same size: joint forces are their only load kind and their pin joints and
+diagonals are not counted, so a truss needs more members for the same level.
 
 DSI = 3·links + restraints − 3·points − releases, where a pin restrains 2, a roller 1,
 a fixed support 3, a slider 2, and a point whose k link ends are all hinged (and whose
