@@ -77,7 +77,7 @@ import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..model.semantics import distributed_extent, force_direction, link_axis, position_on_link
+from ..model.semantics import force_direction, member_places
 from ..model.types import BendingMoment, DistributedLoad, Model, PointLoad, SupportKind
 from ..presentation import Presentation
 
@@ -201,18 +201,7 @@ def places(model: Model) -> list[tuple[float, float]]:
     the ends of distributed loads (rounded to µm, so equal places compare equal)."""
     out = [(p.x, p.y) for p in model.points]
     for load in model.loads:
-        if load.target.type != "link":
-            continue
-        link = model.link(load.target.id)
-        cx, cy, _ = link_axis(model, link)
-        pa = model.point(link.a)
-        if isinstance(load, DistributedLoad):
-            s0, s1, _ = distributed_extent(model, load)
-            stations = [s0, s1]
-        else:
-            assert isinstance(load, (PointLoad, BendingMoment))
-            stations = [position_on_link(model, load)]
-        out += [(pa.x + cx * s, pa.y + cy * s) for s in stations]
+        out += member_places(model, load)
     return [(round(x, 6) + 0.0, round(y, 6) + 0.0) for x, y in out]
 
 

@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from ..model.semantics import distributed_extent, link_axis, position_on_link
-from ..model.types import BendingMoment, DistributedLoad, Model, PointLoad
+from ..model.semantics import link_axis, member_places
+from ..model.types import Model
 
 GRID = 0.5  # m
 MIN_MEMBER = 1.0  # m
@@ -49,19 +49,7 @@ def grid_problems(model: Model) -> list[str]:
 def _load_places(model: Model) -> list[str]:
     out = []
     for load in model.loads:
-        if load.target.type != "link":
-            continue
-        link = model.link(load.target.id)
-        cx, cy, _ = link_axis(model, link)
-        pa = model.point(link.a)
-        if isinstance(load, DistributedLoad):
-            s0, s1, _ = distributed_extent(model, load)
-            places = [s0, s1]
-        else:
-            assert isinstance(load, (PointLoad, BendingMoment))
-            places = [position_on_link(model, load)]
-        for s in places:
-            x, y = pa.x + cx * s, pa.y + cy * s
+        for x, y in member_places(model, load):
             if not (on_grid(x) and on_grid(y)):
                 out.append(f"load {load.id} acts at ({x:.4g}, {y:.4g}), off the {GRID:g} m grid")
                 break

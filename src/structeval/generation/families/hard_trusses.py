@@ -16,7 +16,7 @@ import random
 from ...model.types import SupportKind
 from ..builder import ModelBuilder
 from .common import Skeleton, grid
-from .trusses import _supports
+from .trusses import _supports, k_web
 
 PIN, ROLLER = SupportKind.PIN, SupportKind.ROLLER
 LOADS = {1: (3, 4), 2: (4, 5), 3: (4, 6), 4: (6, 9), 5: (8, 12)}
@@ -103,33 +103,13 @@ K_PANELS = {1: (3, 3), 2: (3, 5), 3: (5, 7), 4: (7, 9), 5: (9, 11)}
 
 
 def k_truss_long(rng: random.Random, level: int) -> Skeleton:
-    """K panels pointing to the supports, one plain diagonal in the middle panel."""
+    """Long K-truss of up to 11 panels (65 members), K webs pointing to the supports."""
     n = _window(level, K_PANELS, rng, 2)
     w = grid(rng, 2, min(3.5, MAX_SPAN / n))
     h = float(rng.choice((2, 3, 4)))
     b = ModelBuilder()
-    bottom = [b.point(i * w, 0) for i in range(n + 1)]
-    top = [b.point(i * w, h) for i in range(n + 1)]
-    mid = {i: b.point(i * w, h / 2) for i in range(1, n)}
-    for i in range(n):
-        b.bar(bottom[i], bottom[i + 1])
-        b.bar(top[i], top[i + 1])
-    for i in (0, n):
-        b.bar(bottom[i], top[i])
-    for i, m in mid.items():
-        b.bar(bottom[i], m)
-        b.bar(m, top[i])
-    centre = n // 2
-    for i in range(n):
-        if i < centre:
-            b.bar(mid[i + 1], top[i])
-            b.bar(mid[i + 1], bottom[i])
-        elif i > centre:
-            b.bar(mid[i], top[i + 1])
-            b.bar(mid[i], bottom[i + 1])
-        else:
-            b.bar(top[i], bottom[i + 1])
-    sup = _supports(b, rng, level, bottom[0], bottom[n], bottom[centre])
+    bottom, top = k_web(b, n, w, h)
+    sup = _supports(b, rng, level, bottom[0], bottom[n], bottom[n // 2])
     return Skeleton(b.build(), "k_truss_long", {"panels": n, "panel": w, "height": h,
                                                 "supports": sup},
                     _deck(rng, bottom, top), load_count=LOADS[level])
