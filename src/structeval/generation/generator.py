@@ -31,7 +31,7 @@ from ..model import ModelError, model_to_json, parse_model
 from ..model.types import Model
 from ..presentation import Presentation, PresentationError
 from .builder import merge_idle_points, renumber
-from .families import Skeleton, pick_family
+from .families import MIN_COMPLEXITY, Skeleton, pick_family, pool_of
 from .load_placement import add_loads
 from .selection import STANDARD, Selection, plan, problem_id
 from .stats import GenerationStats
@@ -42,6 +42,7 @@ MAX_ATTEMPTS = 2000
 STYLE_WEIGHTS = {"cad": 45, "textbook": 40, "scanned": 15}
 #: how a miss moves the complexity of the next attempts
 STEER = {"level too high": -1, "level too low": 1}
+MAX_SHIFT = 2  # the standard pool aims with complexities 1, 3, 5: ±2 reaches every other
 
 __all__ = ["GENERATOR", "GENERATOR_VERSION", "Selection", "generate_problem", "image_choice",
            "least_presentation_score", "plan", "problem_id", "regenerate", "synthesize"]
@@ -82,7 +83,7 @@ def draft(seed: int, index: int, category: str, level: int, attempt: int,
     name, template, aimed = pick_family(category, level, rng, pool=selection.pool,
                                         names=selection.families)
     if complexity is None:
-        complexity = min(5, max(1, aimed + shift))
+        complexity = min(5, max(MIN_COMPLEXITY[pool_of(name)], aimed + shift))
     skeleton = template(rng, complexity)
     drafted = renumber(merge_idle_points(
         add_loads(rng, skeleton, truss=category == "truss", level=complexity)))
@@ -181,7 +182,7 @@ def generate_problem(seed: int, index: int, category: str, level: int, split: st
         if reason is not None:
             rejected[reason] = rejected.get(reason, 0) + 1
             if reason in STEER:
-                shift = max(-4, min(4, shift + STEER[reason]))
+                shift = max(-MAX_SHIFT, min(MAX_SHIFT, shift + STEER[reason]))
             continue
         assert result.model is not None
         seen.add(fingerprint(result.model))

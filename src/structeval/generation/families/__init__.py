@@ -71,6 +71,10 @@ LEVEL_COMPLEXITY: dict[str, dict[int, int]] = {
 }
 
 
+#: the simplest complexity aiming may fall back to, per pool: a hard family stays hard
+MIN_COMPLEXITY: dict[str, int] = {"standard": 1, "hard": 3}
+
+
 def pool_of(name: str) -> str:
     """The pool a family belongs to (names are unique across pools)."""
     return next(pool for pool in ("standard", "hard")
@@ -135,6 +139,6 @@ def pick_family(category: str, level: int, rng: random.Random, *, pool: str = "s
     return name, table[name][0], picks[ordered.index(name)][1]
 
 
-__all__ = ["FAMILIES", "HARD_FAMILIES", "LEVEL_COMPLEXITY", "POOLS", "Family", "FamilyInfo",
-           "Skeleton", "catalogue", "family_names", "grid", "offered_levels", "pick_family",
-           "pool_of", "table_for", "weight_at"]
+__all__ = ["FAMILIES", "HARD_FAMILIES", "LEVEL_COMPLEXITY", "MIN_COMPLEXITY", "POOLS",
+           "Family", "FamilyInfo", "Skeleton", "catalogue", "family_names", "grid",
+           "offered_levels", "pick_family", "pool_of", "table_for", "weight_at"]

@@ -24,7 +24,7 @@ PIN, ROLLER, FIXED = SupportKind.PIN, SupportKind.ROLLER, SupportKind.FIXED
 BUILDING_SIZES = {1: (2, 2, 2, 2), 2: (2, 2, 2, 2), 3: (2, 2, 2, 3), 4: (2, 3, 2, 3),
                   5: (3, 5, 3, 5)}
 #: pitched bays (lo, hi) per level
-PITCHED_BAYS = {1: (1, 1), 2: (1, 1), 3: (1, 2), 4: (1, 3), 5: (2, 4)}
+PITCHED_BAYS = {1: (1, 1), 2: (1, 2), 3: (2, 2), 4: (2, 3), 5: (2, 4)}
 LOADS = {1: (3, 4), 2: (4, 5), 3: (4, 6), 4: (5, 9), 5: (6, 12)}
 
 
