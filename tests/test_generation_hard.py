@@ -23,6 +23,7 @@ from structeval.dataset.errors import DatasetError
 from structeval.dataset.fingerprint import fingerprint
 from structeval.dataset.grid_rules import crossings, grid_problems
 from structeval.dataset.ground_truth import generate
+from structeval.dataset.images import renderer_status
 from structeval.dataset.paths import CATEGORIES, META_DIR
 from structeval.dataset.problem import Problem
 from structeval.dataset.rawfile import presentation_of, render_document
@@ -147,6 +148,22 @@ def test_same_seed_same_bytes_for_hard_runs(tmp_path: Path) -> None:
     assert other.exit_code == 0
     assert {(tmp_path / "c" / "raw_models" / f.name.replace("-s5-", "-s6-")).read_bytes()
             for f in files}.isdisjoint({(outs[0] / f).read_bytes() for f in files})
+
+
+def test_hard_images_are_deterministic(tmp_path: Path) -> None:
+    if renderer_status() != "available":
+        pytest.skip(f"renderer {renderer_status()}")
+    main = _synthesize_cli()
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        result = CliRunner().invoke(main, ["--count", "3", "--seed", "9", "--hard",
+                                           "--difficulty", "5", "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        runs.append(sorted((out / "images").iterdir()))
+    assert len(runs[0]) == 3
+    for a, b in zip(*runs, strict=True):
+        assert a.name == b.name and a.read_bytes() == b.read_bytes(), a.name
 
 
 def test_cli_lists_families_and_refuses_bad_selections(tmp_path: Path) -> None:
