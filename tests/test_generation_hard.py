@@ -127,6 +127,14 @@ def test_regenerate_refuses_what_it_cannot_rebuild() -> None:
         regenerate(shipped["problem"])
     with pytest.raises(DatasetError, match="not made by the generator"):
         regenerate({"id": "x", "provenance": "hand-authored"})
+    block = synthesize(1, seed=6)[0].block
+    for broken in ({"seed": "many"}, {"complexity": 9}, {"families": ["nope"]},
+                   {"category": "arch"}):
+        damaged = {**block, "provenance": {**block["provenance"], **broken}}
+        with pytest.raises(DatasetError):
+            regenerate(damaged)
+    with pytest.raises(DatasetError, match="malformed"):
+        regenerate({**block, "image": None})
 
 
 def test_same_seed_same_bytes_for_hard_runs(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from ..dataset.difficulty import difficulty, level_of, presentation_points
 from ..dataset.errors import DatasetError
 from ..dataset.fingerprint import fingerprint
 from ..dataset.grid_rules import grid_problems
+from ..dataset.paths import CATEGORIES
 from ..dataset.problem import IMAGE_TYPES, Problem, make_problem
 from ..dataset.wellposed import well_posed
 from ..model import ModelError, model_to_json, parse_model
@@ -226,16 +227,25 @@ def regenerate(block: Mapping[str, Any]) -> Problem:
     if prov.get("version") != GENERATOR_VERSION:
         raise DatasetError(f"problem {block.get('id')!r} comes from generator version "
                            f"{prov.get('version')}; this is version {GENERATOR_VERSION}")
-    selection = Selection.from_provenance(prov)
-    seed, index, attempt = int(prov["seed"]), int(prov["index"]), int(prov["attempt"])
-    category, level = str(prov["category"]), int(prov["target_difficulty"])
-    image = block["image"]
-    shown = Presentation.from_json(block.get("presentation"), style=image["style"])
-    result = draft(seed, index, category, level, attempt, selection,
-                   complexity=int(prov["complexity"]))
+    try:
+        selection = Selection.from_provenance(prov)
+        seed, index, attempt = int(prov["seed"]), int(prov["index"]), int(prov["attempt"])
+        category, level = str(prov["category"]), int(prov["target_difficulty"])
+        complexity = int(prov["complexity"])
+        image = block["image"]
+        shown = Presentation.from_json(block.get("presentation"), style=image["style"])
+        split = str(block["split"])
+        image_seed = int(image["seed"])
+    except (KeyError, TypeError, ValueError) as exc:  # PresentationError is a ValueError
+        raise DatasetError(f"problem {block.get('id')!r}: its provenance or image block is "
+                           f"incomplete or malformed ({type(exc).__name__}: {exc})") from None
+    if category not in CATEGORIES or level not in range(1, 6) or complexity not in range(1, 6):
+        raise DatasetError(f"problem {block.get('id')!r}: provenance names category "
+                           f"{category!r}, level {level}, complexity {complexity}")
+    result = draft(seed, index, category, level, attempt, selection, complexity=complexity)
     reason = rejection(result.model, category, level, shown, selection, set())
     if reason is not None:
         raise DatasetError(f"problem {block.get('id')!r}: its recorded attempt {attempt} is "
                            f"now rejected ({reason})")
-    return _problem(seed, index, category, level, str(block["split"]), attempt, result,
-                    selection, shown, int(image["seed"]))
+    return _problem(seed, index, category, level, split, attempt, result, selection, shown,
+                    image_seed)
