@@ -2,7 +2,11 @@
 """Generate StructuralEval problems (raw models + images) into a data folder.
 
     python tools/synthesize.py --count 330 --seed 1                # balanced over category × level
-    python tools/synthesize.py --count 20 --seed 7 --category truss --difficulty 4 --split fresh
+    python tools/synthesize.py --count 20 --seed 7 --category truss --difficulty 3 --split fresh
+    python tools/synthesize.py --count 300 --seed 1 --hard         # large and compound structures
+    python tools/synthesize.py --count 60 --seed 1 --pool all      # levels 1-5 from both pools
+    python tools/synthesize.py --count 10 --seed 1 --family building_frame --min-members 40
+    python tools/synthesize.py --list-families                     # what --family accepts
     python tools/synthesize.py --classics                          # the hand-authored problems
     python tools/synthesize.py --render-missing                    # draw images that are missing
 
@@ -23,15 +27,59 @@ from structeval.dataset.images import renderer_status
 from structeval.dataset.paths import is_safe_name
 from structeval.dataset.store import fingerprints_in, render_missing, write_problem
 from structeval.generation.classics import classic_problems
-from structeval.generation.generator import plan, problem_id, synthesize
+from structeval.generation.families import POOLS, catalogue
+from structeval.generation.generator import least_presentation_score, synthesize
+from structeval.generation.selection import Selection, plan, problem_id
 from structeval.model import StructEvalError
+from structeval.presentation import FACTORS, Presentation
+
+#: factors the renderer draws today; others can be written with --no-images only
+DRAWN_FACTORS = ("style",)
+
+
+def _fixed_presentation(items: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or key not in FACTORS or value not in FACTORS.get(key, ()):
+            choices = "; ".join(f"{k}: {', '.join(v)}" for k, v in FACTORS.items())
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE with a known factor and "
+                                     f"value ({choices})", param_hint="--presentation")
+        if key in out and out[key] != value:
+            raise click.BadParameter(f"{key} given twice ({out[key]}, {value}); a generated "
+                                     "task has one value per factor", param_hint="--presentation")
+        out[key] = value
+    return out
+
+
+def _print_families() -> None:
+    rows = catalogue()
+    width = max(len(r.name) for r in rows)
+    for r in rows:
+        levels = ",".join(map(str, r.levels)) or "-"
+        click.echo(f"{r.name:<{width}}  {r.category:<5}  {r.pool:<8}  levels {levels:<9}  "
+                   f"{r.summary}")
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--count", type=click.IntRange(1, 100000), help="Number of problems to generate.")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--category", type=click.Choice(CATEGORIES), help="Only this category.")
-@click.option("--difficulty", type=click.IntRange(1, 5), help="Only this difficulty level.")
+@click.option("--difficulty", type=click.IntRange(1, 5),
+              help="Only this difficulty level (default: every level the families offer).")
+@click.option("--pool", type=click.Choice(sorted(POOLS)), default="standard", show_default=True,
+              help="Family pool: standard (levels 1-3), hard (large and compound "
+                   "structures, levels 4-5) or all (levels 1-5).")
+@click.option("--hard", is_flag=True, help="Shorthand for --pool hard.")
+@click.option("--family", "families", multiple=True, metavar="NAME",
+              help="Only this template (repeatable; any pool). See --list-families.")
+@click.option("--min-members", type=click.IntRange(0), default=0, show_default=True,
+              help="Refuse drafts with fewer members (links).")
+@click.option("--presentation", "presentation", multiple=True, metavar="KEY=VALUE",
+              help="Fix a presentation factor of every task (repeatable); the difficulty "
+                   "rule counts it. Factors other than style need --no-images.")
+@click.option("--list-families", is_flag=True, help="Print the templates and exit.")
 @click.option("--split", default="test", show_default=True, help="Split name stored per problem.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DATA_DIR,
               show_default=True, help="Data folder (raw_models/, images/ inside).")
@@ -41,11 +89,24 @@ from structeval.model import StructEvalError
 @click.option("--render-missing", "render_only", is_flag=True,
               help="Only draw the images of raw problems that have none.")
 @click.option("--force", is_flag=True, help="With --render-missing: redraw every image.")
-def main(count: int | None, seed: int, category: str | None, difficulty: int | None, split: str,
-         out: Path, images: bool, classics: bool, render_only: bool, force: bool) -> None:
+def main(count: int | None, seed: int, category: str | None, difficulty: int | None, pool: str,
+         hard: bool, families: tuple[str, ...], min_members: int,
+         presentation: tuple[str, ...], list_families: bool, split: str, out: Path,
+         images: bool, classics: bool, render_only: bool, force: bool) -> None:
     """Generate well-posed, distinct problems reproducibly from a seed."""
+    if list_families:
+        _print_families()
+        return
     if not is_safe_name(split):
         raise click.BadParameter("use letters, digits, '_', '-' or '.'", param_hint="--split")
+    if hard and pool not in ("standard", "hard"):
+        raise click.BadParameter(f"--hard contradicts --pool {pool}", param_hint="--hard")
+    fixed = _fixed_presentation(presentation)
+    undrawn = sorted(k for k, v in fixed.items()
+                     if k not in DRAWN_FACTORS and v != Presentation().to_json()[k])
+    if undrawn and images and not render_only:
+        raise click.UsageError(f"the renderer does not draw {', '.join(undrawn)} yet; write "
+                               "raw models with --no-images")
     status = renderer_status()
     if (images or render_only) and status != "available":
         raise click.UsageError(f"the renderer is {status}; use --no-images to write raw "
@@ -58,14 +119,18 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
         if classics:
             problems = classic_problems()
         elif count is None:
-            raise click.UsageError("give --count N (or --classics / --render-missing)")
+            raise click.UsageError("give --count N (or --classics / --render-missing / "
+                                   "--list-families)")
         else:
-            planned = {problem_id(c, seed, i)
-                       for i, (c, _) in enumerate(plan(count, category, difficulty))}
+            selection = Selection("hard" if hard else pool, families, min_members)
+            least = least_presentation_score(fixed)
+            planned = {problem_id(c, seed, i, selection.tag()) for i, (c, _) in
+                       enumerate(plan(count, category, difficulty, selection, least_score=least))}
             avoid = fingerprints_in(out, except_ids=planned)
             avoid |= {fingerprint(p.model) for p in classic_problems()}
             problems = synthesize(count, seed, category=category, difficulty_level=difficulty,
-                                  split=split, avoid=avoid)
+                                  split=split, avoid=avoid, selection=selection,
+                                  presentation=fixed, progress=True)
         from tqdm import tqdm
 
         for problem in tqdm(problems, desc="writing", unit="problem"):

@@ -20,7 +20,7 @@ from ..fe import CaseSolution, MechanismError, SolverError, analyze
 from ..model.geometry import model_scale
 from ..model.types import Model
 from . import jsonfmt
-from .difficulty import difficulty
+from .difficulty import features
 from .errors import DatasetError
 from .loadscale import load_scales
 from .paths import META_DIR, RAW_DIR, meta_path
@@ -66,15 +66,17 @@ def build_meta(path: Path) -> dict[str, Any]:
         raise DatasetError(f"{path}: problem {pid} is not stable: {exc}") from None
     except SolverError as exc:
         raise DatasetError(f"{path}: problem {pid} cannot be solved: {exc}") from None
-    rule = difficulty(model)
+    shown = presentation_of(block)
+    rule = features(model, shown)
     image = block["image"]
     meta: dict[str, Any] = {
         "id": pid,
         "structure": structure_of(block),
-        "presentation": presentation_of(block).to_json(),
+        "presentation": shown.to_json(),
         "category": block["category"],
-        "difficulty": block.get("difficulty") or rule,
-        "difficulty_rule": rule,
+        "difficulty": block.get("difficulty") or rule.level(),
+        "difficulty_rule": rule.level(),
+        "difficulty_points": {term: n for term, n in rule.points().items() if n},
         "split": block["split"],
         "image_filename": image["file"],
         "image_style": image["style"],

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.types import Model
+from ..presentation import Presentation
 from .notes import task_notes
 
 #: scanned copies are noisy photos of paper: JPEG keeps them ~50 KB where PNG takes ~120 KB
@@ -28,11 +29,16 @@ class Problem:
         return str(self.block["id"])
 
 
-
 def make_problem(pid: str, category: str, split: str, model: Model,
                  provenance: dict[str, Any] | str, image: tuple[str, int], *,
-                 difficulty_level: int | None = None, title: str | None = None) -> Problem:
-    """The problem block every raw file carries (see :mod:`rawfile`)."""
+                 difficulty_level: int | None = None, title: str | None = None,
+                 presentation: Presentation | None = None) -> Problem:
+    """The problem block every raw file carries (see :mod:`rawfile`).
+
+    ``difficulty_level`` is an override of the rule (leave it out to let the rule
+    decide); ``presentation`` is written out in full when given (its style must be the
+    image's).
+    """
     block: dict[str, Any] = {"id": pid, "category": category}
     if title:
         block["title"] = title
@@ -40,8 +46,10 @@ def make_problem(pid: str, category: str, split: str, model: Model,
         block["difficulty"] = difficulty_level
     block.update(split=split, notes=task_notes(model, category),
                  image={"file": f"{pid}.{IMAGE_TYPES[image[0]]}", "style": image[0],
-                        "seed": image[1]},
-                 provenance=provenance)
+                        "seed": image[1]})
+    if presentation is not None:
+        block["presentation"] = presentation.to_json()
+    block["provenance"] = provenance
     return Problem(block, model)
 
 

@@ -9,17 +9,14 @@ explicitly with the project's default section (the picture shows no section).
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import replace
 
+from ..dataset.grid_rules import GRID, on_grid
 from ..model import DEFAULT_A, DEFAULT_E, DEFAULT_IZ
 from ..model.types import Link, Load, Model, Point, Support, SupportKind
 
-GRID = 0.5
-
-
-def on_grid(value: float) -> bool:
-    return math.isclose(value / GRID, round(value / GRID), abs_tol=1e-9)
+__all__ = ["GRID", "ModelBuilder", "merge_idle_points", "on_grid", "renumber",
+           "renumber_loads"]
 
 
 class ModelBuilder:

@@ -224,9 +224,10 @@ class LoadPlacer:
 
 
 def add_loads(rng: random.Random, skeleton: Skeleton, *, truss: bool, level: int) -> Model:
-    """The skeleton with 1–5 loads whose number and kinds grow with ``level``."""
+    """The skeleton with loads whose number and kinds grow with ``level`` (the number
+    the skeleton asks for, when it does)."""
     placer = LoadPlacer(rng, skeleton, truss, level)
-    wanted = rng.randint(*COUNTS[level])
+    wanted = rng.randint(*(skeleton.load_count or COUNTS[level]))
     kinds = sorted(KIND_WEIGHTS)
     weights = [KIND_WEIGHTS[k][level - 1] for k in kinds]
     tries = 0

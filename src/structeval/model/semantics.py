@@ -72,3 +72,19 @@ def world_point_of_load(model: Model, load: Load) -> tuple[float, float]:
         s = position_on_link(model, load)
     pa = model.point(link.a)
     return pa.x + cx * s, pa.y + cy * s
+
+
+def member_places(model: Model, load: Load) -> list[tuple[float, float]]:
+    """World places a drawing must show for a load on a link: where a concentrated load
+    acts, or both ends of a distributed one ([] for a load on a point)."""
+    if load.target.type != "link":
+        return []
+    link = model.link(load.target.id)
+    cx, cy, _ = link_axis(model, link)
+    pa = model.point(link.a)
+    if isinstance(load, DistributedLoad):
+        s0, s1, _ = distributed_extent(model, load)
+        stations = [s0, s1]
+    else:
+        stations = [position_on_link(model, load)]
+    return [(pa.x + cx * s, pa.y + cy * s) for s in stations]

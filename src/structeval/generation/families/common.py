@@ -16,12 +16,15 @@ class Skeleton:
 
     ``joints``: points where loads belong (truss panel points); empty means any
     free point. ``params``: the template's choices, kept for provenance.
+    ``load_count``: (min, max) loads to place; None leaves it to the level (large
+    structures ask for more, as a real problem on them would carry).
     """
 
     model: Model
     family: str
     params: dict[str, Any] = field(default_factory=dict)
     joints: tuple[str, ...] = ()
+    load_count: tuple[int, int] | None = None
 
 
 def grid(rng: random.Random, lo: float, hi: float, *, whole: float = 0.6) -> float:

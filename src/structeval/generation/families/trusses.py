@@ -121,6 +121,15 @@ def k_truss(rng: random.Random, level: int) -> Skeleton:
     n = rng.choice([3, 5]) if level >= 3 else 3
     w, h = grid(rng, 2, 3), float(rng.choice([2, 3, 4]))
     b = ModelBuilder()
+    bottom, _ = k_web(b, n, w, h)
+    sup = _supports(b, rng, level, bottom[0], bottom[n], None)
+    return Skeleton(b.build(), "k_truss", {"panels": n, "panel": w, "height": h,
+                                           "supports": sup}, tuple(bottom[1:n]))
+
+
+def k_web(b: ModelBuilder, n: int, w: float, h: float) -> tuple[list[str], list[str]]:
+    """Chords, end posts and K webs of an ``n``-panel K-truss (n odd: the middle panel
+    has one plain diagonal); returns the (bottom, top) chord points."""
     bottom = [b.point(i * w, 0) for i in range(n + 1)]
     top = [b.point(i * w, h) for i in range(n + 1)]
     mid = {i: b.point(i * w, h / 2) for i in range(1, n)}
@@ -142,9 +151,7 @@ def k_truss(rng: random.Random, level: int) -> Skeleton:
             b.bar(mid[i], bottom[i + 1])
         else:
             b.bar(top[i], bottom[i + 1])
-    sup = _supports(b, rng, level, bottom[0], bottom[n], None)
-    return Skeleton(b.build(), "k_truss", {"panels": n, "panel": w, "height": h,
-                                           "supports": sup}, tuple(bottom[1:n]))
+    return bottom, top
 
 
 def roof(rng: random.Random, level: int) -> Skeleton:
