@@ -29,7 +29,7 @@ from typing import Any
 from tqdm import tqdm
 
 from ..model.errors import StructEvalError
-from ..safe_files import FileAccessError, explain_os_error, write_atomic
+from ..safe_files import FileAccessError, explain_os_error, refuse_symlink, write_atomic
 from ..statistics.runs import run_statistics
 from .grading import Grader, scorer_grade
 from .images import MAX_IMAGE_BYTES, ImageError, encode_image
@@ -115,6 +115,7 @@ class Session:
                                        sleep=sleep, redact=self.redact,
                                        max_answer_chars=max_answer_chars)
         self.stop = threading.Event()
+        self.executing = False  # tasks have been handed to worker threads
 
     @property
     def trace_path(self) -> Path:
@@ -129,7 +130,10 @@ class Session:
         return self.output / "results.json"
 
     def _prepare_dir(self) -> dict[str, Any] | None:
-        """The stored run.json when resuming, after checking it is the same run."""
+        """The stored run.json when resuming, after checking it is the same run (and that
+        none of the run's files is a symbolic link: refused before any request is paid)."""
+        for path in (self.run_path, self.trace_path, self.results_path):
+            refuse_symlink(path, "run file")
         has_run = self.run_path.exists() or self.trace_path.exists()
         if has_run and not self.resume:
             raise RunDirError(f"{self.output} already holds a run; continue it with --resume "
@@ -227,6 +231,7 @@ class Session:
                  pending: list[tuple[int, TaskLike]], kept: dict[tuple[int, str], TaskResult],
                  progress: bool | None) -> dict[tuple[int, str], TaskResult]:
         fresh: dict[tuple[int, str], TaskResult] = {}
+        self.executing = True
         bar = tqdm(total=len(tasks) * self.runs, initial=len(kept), unit="task",
                    dynamic_ncols=True,
                    disable=None if progress is None else not progress)
