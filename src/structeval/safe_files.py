@@ -97,11 +97,12 @@ def open_rw(path: Path) -> int:
         raise FileAccessError(explain_os_error(exc, path, "open for writing")) from None
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     """Replace ``path`` by ``data`` in one step (temporary file in the same folder, fsync,
     rename), so a crash leaves the old or the new content, never half of it. The rename
     replaces a directory entry and cannot follow a link, but a link at ``path`` is refused
-    first: the user should learn that something planted it."""
+    first: the user should learn that something planted it. ``mode`` sets the permission
+    bits (the temporary file starts as 0o600)."""
     path = Path(path)
     refuse_symlink(path)
     try:
@@ -110,6 +111,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise FileAccessError(explain_os_error(exc, path, "write")) from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
