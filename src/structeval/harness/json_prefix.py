@@ -87,6 +87,8 @@ def _string(text: str, start: int) -> tuple[Any, int, bool]:
         value, _ = scanstring(rest + '"', 0, True)
     except json.JSONDecodeError as exc:
         raise PrefixError(f"bad string at {start}: {exc.msg}") from None
+    if value and "\ud800" <= value[-1] <= "\udbff":  # cut between the halves of a pair
+        value = value[:-1]
     return value, len(text), False
 
 
