@@ -47,26 +47,39 @@ class Finished:
     max_rss_mb: float  # the child's peak resident memory
 
 
+# Started by a small launcher, because Linux folds the memory a process had *before* exec
+# into its peak: a child forked from a large pytest process would report pytest's size.
+_LAUNCHER = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as handle:
+    handle.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_measured(*command: str, env_key: str | None = fx.SECRET_KEY,
                  preexec: Callable[[], None] | None = None, timeout: float = 300.0,
                  ) -> Finished:
     """Run ``python <command>`` to the end and report its own peak memory (``wait4``)."""
     import tempfile
-    import threading
 
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, *command], cwd=ROOT, env=_env(env_key),
-                                stdout=out, stderr=err, text=True, preexec_fn=preexec)
-        timer = threading.Timer(timeout, proc.kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Finished(proc.returncode, out.read(), err.read(), usage.ru_maxrss / 1024.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        rss = Path(tmp) / "rss"
+        out, err = Path(tmp) / "out", Path(tmp) / "err"
+        with open(out, "w") as stdout, open(err, "w") as stderr:
+            proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, str(rss), sys.executable,
+                                     *command], cwd=ROOT, env=_env(env_key), stdout=stdout,
+                                    stderr=stderr, preexec_fn=preexec, start_new_session=True)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)  # the launcher and the measured process with it
+                proc.wait()
+                raise
+        peak = int(rss.read_text()) / 1024.0 if rss.exists() else float("nan")
+        return Finished(proc.returncode, out.read_text(), err.read_text(), peak)
 
 
 def common(server: FakeOpenAI, data_dir: Path, out: Path, *extra: str) -> list[str]:
