@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -89,14 +90,25 @@ def reference(data, tmp_path_factory) -> Path:
 # ------------------------------------------------------------------ one session per folder
 
 
+@contextlib.contextmanager
+def _in_flight(server: FakeOpenAI, held: Held, data_dir: Path, out: Path):
+    """A first session on ``out`` whose first request the server holds; on leaving, the
+    request is released and the session waited for (its stderr kept as ``.errors``)."""
+    first = run_eval(*common(server, data_dir, out, "--concurrency", "1"), wait=False)
+    try:
+        assert held.arrived.wait(60), "the first session never sent a request"
+        yield first
+    finally:
+        held.release.set()
+        first.errors = first.communicate(timeout=120)[1]
+
+
 def test_a_second_session_on_a_run_in_progress_refuses_and_names_the_holder(data, tmp_path):
     data_dir, tasks = data
     out = tmp_path / "run"
     held = Held(_script(tasks))
     with FakeOpenAI(held) as server:
-        first = run_eval(*common(server, data_dir, out, "--concurrency", "1"), wait=False)
-        try:
-            assert held.arrived.wait(60), "the first session never sent a request"
+        with _in_flight(server, held, data_dir, out) as first:
             calls = len(server.calls)
             second = run_eval(*common(server, data_dir, out, "--resume"))
             _clean(second, 2)
@@ -104,10 +116,7 @@ def test_a_second_session_on_a_run_in_progress_refuses_and_names_the_holder(data
             assert len(server.calls) == calls  # the second session asked nothing: no double pay
             fresh = run_eval(*common(server, data_dir, out))  # without --resume: refused too
             _clean(fresh, 2)
-        finally:
-            held.release.set()
-            _, stderr = first.communicate(timeout=120)
-        assert first.returncode == 0, stderr
+        assert first.returncode == 0, first.errors
         again = run_eval(*common(server, data_dir, out, "--resume"))
         _clean(again, 0)  # released with the first session
         assert "4 task(s) taken from earlier sessions, 0 run now" in again.stdout
@@ -118,14 +127,9 @@ def test_the_lock_of_a_killed_session_is_taken_over(data, reference, tmp_path):
     out = tmp_path / "run"
     held = Held(_script(tasks))
     with FakeOpenAI(held) as server:
-        first = run_eval(*common(server, data_dir, out, "--concurrency", "1"), wait=False)
-        try:
-            assert held.arrived.wait(60)
+        with _in_flight(server, held, data_dir, out) as first:
             first.send_signal(signal.SIGKILL)
             first.wait(timeout=30)
-        finally:
-            held.release.set()
-            first.communicate()
         assert json.loads((out / "run.lock").read_text())["pid"] == first.pid  # stale
         resumed = run_eval(*common(server, data_dir, out, "--resume", "--concurrency", "1"),
                            wait=False)
@@ -368,3 +372,17 @@ def test_a_read_only_folder_is_a_sentence_and_the_run_resumes_once_writable(data
         read_only(out, False)
         _clean(run_eval(*common(server, data_dir, out, "--resume", "--concurrency", "1")), 0)
     assert _without_wall(out) == _without_wall(reference)
+
+
+@pytest.mark.parametrize(("code", "words"), [
+    ("ENOSPC", "the disk is full"), ("EFBIG", "file size limit"), ("EROFS", "read-only"),
+    ("EACCES", "permission denied"), ("EDQUOT", "quota"), ("ELOOP", "symbolic link")])
+def test_every_write_failure_has_its_sentence(code, words):
+    import errno
+
+    from structeval.safe_files import explain_os_error
+
+    text = explain_os_error(OSError(getattr(errno, code), os.strerror(getattr(errno, code))),
+                            Path("/x/trace.jsonl"), "write to")
+    assert text == f"cannot write to /x/trace.jsonl: {text.split(': ', 1)[1]}"
+    assert words in text

@@ -103,6 +103,19 @@ def _uncut_escape(rest: str) -> str:
     return rest[:body_end - 1] if (body_end - k) % 2 else rest
 
 
+def _after_item(text: str, i: int, close: str) -> tuple[int, bool | None]:
+    """After a container's item: (index of the next item, None), (index past ``close``,
+    True) when the container ends, or (end of text, False) when the text is cut there."""
+    i = _skip(text, i)
+    if i >= len(text):
+        return i, False
+    if text[i] == close:
+        return i + 1, True
+    if text[i] != ",":
+        raise PrefixError(f"expected ',' or {close!r} at {i}")
+    return _skip(text, i + 1), None
+
+
 def _object(text: str, i: int, depth: int) -> tuple[Any, int, bool]:
     out: dict[str, Any] = {}
     i = _skip(text, i)
@@ -126,14 +139,9 @@ def _object(text: str, i: int, depth: int) -> tuple[Any, int, bool]:
             out[key] = value
         if not complete:
             return out, i, False
-        i = _skip(text, i)
-        if i >= len(text):
-            return out, i, False
-        if text[i] == "}":
-            return out, i + 1, True
-        if text[i] != ",":
-            raise PrefixError(f"expected ',' or '}}' at {i}")
-        i = _skip(text, i + 1)
+        i, closed = _after_item(text, i, "}")
+        if closed is not None:
+            return out, i, closed
 
 
 def _array(text: str, i: int, depth: int) -> tuple[Any, int, bool]:
@@ -147,11 +155,6 @@ def _array(text: str, i: int, depth: int) -> tuple[Any, int, bool]:
             out.append(value)
         if not complete:
             return out, i, False
-        i = _skip(text, i)
-        if i >= len(text):
-            return out, i, False
-        if text[i] == "]":
-            return out, i + 1, True
-        if text[i] != ",":
-            raise PrefixError(f"expected ',' or ']' at {i}")
-        i = _skip(text, i + 1)
+        i, closed = _after_item(text, i, "]")
+        if closed is not None:
+            return out, i, closed
