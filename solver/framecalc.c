@@ -346,6 +346,9 @@ static int read_input(Ctx *cx, const double *in, int n_in, double *detail) {
         e->L = L; e->c = dx / L; e->s = dy / L;
         elem_local_stiffness(e, e->k);
         condense(e, e->k, 0);
+        /* E*I = 1e600 is inf in f64: an overflowed stiffness, not a mechanism */
+        for (int k = 0; k < 36; k++)
+            if (!finite_(e->k[k])) { *detail = 500000 + i; return ST_BAD_INPUT; }
     }
     for (int i = 0; i < cx->n_supports; i++) {
         const double *r = ps + (size_t)i * REC_SUPPORT;
@@ -767,8 +770,19 @@ static int keep_true_mechanisms(Ctx *cx, const int *owner) {
  * cx->n_flagged > 0 (a mechanism; the factor holds its free motions) or cx->sky is
  * a factor of the real matrix without replaced pivots, ready for the solve.
  */
-static int factor_and_classify(Ctx *cx, const int *owner) {
+static int assembled_finite(const Ctx *cx) {
+    size_t total = (size_t)cx->colptr[cx->neq];
+    for (size_t i = 0; i < total; i++)
+        if (!finite_(cx->sky[i])) return 0;
+    for (int i = 0; i < 3 * cx->n_nodes; i++)
+        if (!finite_(cx->scale[i])) return 0;
+    return 1;
+}
+
+static int factor_and_classify(Ctx *cx, const int *owner, double *detail) {
     assemble(cx, 0);
+    if (!assembled_finite(cx)) { *detail = 2; return ST_NUMERICAL; } /* sums overflowed */
+    *detail = 1;
     int st = factor(cx, owner, PIVOT_TOL);
     if (st) return st;
     int from_unit = 0;
@@ -1182,8 +1196,9 @@ __attribute__((export_name("fc_solve"))) int fc_solve(int in_off, int n_in) {
     int *owner = arena_alloc((size_t)(cx.neq > 0 ? cx.neq : 1), sizeof(int));
     if (!owner) return fail(after, ST_NO_MEMORY, 0);
     eq_owner(&cx, owner);
-    st = factor_and_classify(&cx, owner);
-    if (st) return fail(after, st, st == ST_NUMERICAL ? 1.0 : 0.0);
+    st = factor_and_classify(&cx, owner, &detail);
+    if (st) return fail(after, st, st == ST_NUMERICAL ? detail : 0.0);
+    detail = 0.0; /* a later ST_NUMERICAL means the results themselves overflow */
     /* free rotations with a couple on them (any case) */
     int *free_rot = arena_alloc((size_t)cx.n_nodes, sizeof(int));
     if (!free_rot) return fail(after, ST_NO_MEMORY, 0);

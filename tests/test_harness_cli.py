@@ -7,10 +7,7 @@ with ``--resume`` and compares the results with an uninterrupted run's.
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -20,10 +17,8 @@ from click.testing import CliRunner
 
 from structeval.harness.cli import main
 from tests.fakeserver import fixture as fx
+from tests.fakeserver.process import common, run_eval
 from tests.fakeserver.server import Answer, Call, Fail, FakeOpenAI, Reply, Script
-
-ROOT = Path(__file__).resolve().parent.parent
-RUN_EVAL = ROOT / "run_eval.py"
 
 
 @pytest.fixture(scope="module")
@@ -54,26 +49,6 @@ class Answers:
         if call.image_sha == self.hold_sha and not self.release.is_set():
             self.release.wait(30)
         return self.script(call)
-
-
-def run_eval(*args: str, env_key: str | None = fx.SECRET_KEY, wait: bool = True,
-             ) -> subprocess.CompletedProcess | subprocess.Popen:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    if env_key:
-        env["OPENAI_API_KEY"] = env_key
-    command = [sys.executable, str(RUN_EVAL), *args]
-    if not wait:
-        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=120)
-
-
-def common(server: FakeOpenAI, data_dir: Path, out: Path, *extra: str) -> list[str]:
-    return ["--model", "fake-vlm", "--api-base", server.base_url, "--data-dir", str(data_dir),
-            "--output", str(out), "--max-retries", "1", "--backoff-base", "0.001",
-            "--backoff-max", "0.002", "--timeout", "20", *extra]
 
 
 def without_wall(out: Path) -> dict:

@@ -1,27 +1,42 @@
 """``python -m structeval``: solve or score FrameCalc models from the shell.
 
-Exit codes: 0 success, 2 the input is invalid or describes a mechanism (message
-on stderr), 1 an unexpected failure of the tool itself.
+Exit codes: 0 success, 2 the input is invalid, unreadable, not UTF-8, larger than
+``--max-file-mb``, describes a mechanism, or would print more than
+``--max-samples`` samples (one sentence on stderr), 1 an unexpected failure of
+the tool itself. Input files are read at most to their cap, so ``/dev/zero`` is
+an error message, not a MemoryError.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-from typing import Any
 
 import click
 
+from .api import MAX_SAMPLES
 from .model.errors import StructEvalError
+from .safe_files import decode_text, read_capped
+
+MAX_FILE_MB = 16.0  # a 5,000-link model is ~1 MB of JSON
 
 
-def _read_json(path: str) -> Any:
-    try:
-        text = Path(path).read_text(encoding="utf-8") if path != "-" else sys.stdin.read()
-    except OSError as exc:
-        raise click.UsageError(f"cannot read {path}: {exc.strerror}") from None
-    return text
+def _read_json(path: str, max_mb: float) -> str:
+    """The file's text, at most ``max_mb`` MB read; StructEvalError with one sentence."""
+    cap = int(max_mb * (1 << 20))
+    shown = "standard input" if path == "-" else path
+    return decode_text(read_capped(path, cap, "model file (raise --max-file-mb)"), shown,
+                       "model file")
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+_MAX_FILE = click.option("--max-file-mb", default=MAX_FILE_MB, show_default=True,
+                         type=click.FloatRange(0, min_open=True),
+                         help="Largest model file read, in MB (a larger one is refused).")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,17 +50,21 @@ def main() -> None:
               help="Samples per stretch of a link between concentrated loads.")
 @click.option("--springs", is_flag=True,
               help="Model supports as 1e12 springs, like the original FrameCalc solver.")
+@click.option("--max-samples", default=MAX_SAMPLES, show_default=True,
+              type=click.IntRange(1), help="Most N/V/M samples printed (samples × stretches "
+              "of all links); past it the command refuses instead of running out of memory.")
+@_MAX_FILE
 @click.option("--indent", default=2, show_default=True, type=click.IntRange(0, 8))
-def solve(model_path: str, samples: int, springs: bool, indent: int) -> None:
+def solve(model_path: str, samples: int, springs: bool, max_samples: int, max_file_mb: float,
+          indent: int) -> None:
     """Solve MODEL.json ('-' for stdin) and print reactions, N/V/M samples, max |M|."""
     from .api import solve as solve_model
 
     try:
-        result = solve_model(_read_json(model_path), samples_per_segment=samples,
-                             spring=1e12 if springs else 0.0)
+        result = solve_model(_read_json(model_path, max_file_mb), samples_per_segment=samples,
+                             spring=1e12 if springs else 0.0, max_samples=max_samples)
     except StructEvalError as exc:
-        click.echo(str(exc), err=True)
-        sys.exit(2)
+        _fail(str(exc))
     click.echo(json.dumps(result, indent=indent or None))
 
 
@@ -55,8 +74,10 @@ def solve(model_path: str, samples: int, springs: bool, indent: int) -> None:
 @click.option("--tolerance", default=0.02, show_default=True, type=click.FloatRange(min=1e-9),
               help="Relative tolerance of every comparison (absolute floor: a quarter of it "
                    "times the problem's scale).")
+@_MAX_FILE
 @click.option("--indent", default=2, show_default=True, type=click.IntRange(0, 8))
-def score(gt_path: str, candidate_path: str, tolerance: float, indent: int) -> None:
+def score(gt_path: str, candidate_path: str, tolerance: float, max_file_mb: float,
+          indent: int) -> None:
     """Grade CANDIDATE.json against the ground truth GT.json (ratio, stage, feedback).
 
     An invalid candidate is a verdict (stage "invalid"), not an error; an invalid or
@@ -66,15 +87,17 @@ def score(gt_path: str, candidate_path: str, tolerance: float, indent: int) -> N
     from .scoring import score as score_models
 
     try:
-        gt = parse_model(_read_json(gt_path))
+        gt = parse_model(_read_json(gt_path, max_file_mb))
     except StructEvalError as exc:
-        click.echo(f"ground truth {gt_path}: {exc}", err=True)
-        sys.exit(2)
+        _fail(f"ground truth {gt_path}: {exc}")
     try:
-        verdict = score_models(gt, _read_json(candidate_path), tolerance=tolerance)
+        candidate = _read_json(candidate_path, max_file_mb)
     except StructEvalError as exc:
-        click.echo(f"ground truth {gt_path} cannot be graded against: {exc}", err=True)
-        sys.exit(2)
+        _fail(f"candidate {candidate_path}: {exc}")
+    try:
+        verdict = score_models(gt, candidate, tolerance=tolerance)
+    except StructEvalError as exc:
+        _fail(f"ground truth {gt_path} cannot be graded against: {exc}")
     click.echo(json.dumps(verdict.to_json(), indent=indent or None))
 
 

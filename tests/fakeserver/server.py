@@ -63,7 +63,49 @@ class EchoAuth:
     """A hostile server: answers with the Authorization header it received."""
 
 
-Reply = Answer | Fail | Cut | EchoAuth
+@dataclass(frozen=True)
+class Raw:
+    """A hostile server: any status, headers and body bytes (a malformed 200, a 429 with a
+    ``Retry-After: nan``, an HTML page...)."""
+
+    body: bytes | str
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True)
+class RawStream:
+    """A hostile stream: each entry is sent as one ``data:`` event, verbatim (JSON text of
+    any shape), then ``[DONE]`` unless ``done`` is False."""
+
+    events: tuple[str, ...]
+    done: bool = True
+
+
+@dataclass(frozen=True)
+class Trickle:
+    """A slow-loris server: sends its reply one byte every ``interval`` seconds — the
+    status line and headers (``phase="headers"``) or, after prompt headers, the body or
+    stream (``phase="body"``). Gives up by itself after ``limit_s`` seconds."""
+
+    text: str = "<json>{}</json>"
+    interval: float = 0.5
+    phase: str = "body"
+    limit_s: float = 20.0
+
+
+@dataclass(frozen=True)
+class Huge:
+    """An answer of ``size`` characters, generated while it is sent (the server never holds
+    it), streamed as SSE events of ``piece`` characters when the request streams."""
+
+    size: int
+    piece: int = 1 << 16
+    prefix: str = "<json>{}</json>"
+
+
+Reply = Answer | Fail | Cut | EchoAuth | Raw | RawStream | Trickle | Huge
 
 
 @dataclass
@@ -189,6 +231,23 @@ class FakeOpenAI:
                                                         "type": "scripted"}}, headers)
                     return
                 stream = bool(body.get("stream"))
+                if isinstance(reply, Raw):
+                    self._raw(reply)
+                    return
+                if isinstance(reply, RawStream):
+                    self._start_chunked()
+                    for event in reply.events:
+                        self._event(event)
+                    if reply.done:
+                        self._event("[DONE]")
+                    self._chunk(b"")
+                    return
+                if isinstance(reply, Trickle):
+                    self._trickle(reply, stream, body.get("model", ""))
+                    return
+                if isinstance(reply, Huge):
+                    self._huge(reply, stream)
+                    return
                 if isinstance(reply, Cut):
                     self._cut(reply, stream)
                     return
@@ -236,6 +295,78 @@ class FakeOpenAI:
                     self._event(usage)
                 self._event("[DONE]")
                 self._chunk(b"")
+
+            def _raw(self, reply: Raw) -> None:
+                data = reply.body.encode() if isinstance(reply.body, str) else reply.body
+                self.send_response(reply.status)
+                self.send_header("Content-Type", reply.content_type)
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in reply.headers:
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _trickle(self, reply: Trickle, stream: bool, model: str) -> None:
+                if stream:
+                    events = [_chunk_payload(model, {"content": reply.text}, None),
+                              _chunk_payload(model, {}, "stop")]
+                    data = "".join(f"data: {json.dumps(e)}\n\n" for e in events).encode()
+                    data += b"data: [DONE]\n\n"
+                    kind = "text/event-stream"
+                else:
+                    data = json.dumps(_completion(Answer(reply.text), model)).encode()
+                    kind = "application/json"
+                head = (f"HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\n"
+                        f"Content-Length: {len(data)}\r\n\r\n").encode()
+                if reply.phase == "headers":
+                    slow, rest = head, data
+                else:
+                    self.wfile.write(head)
+                    self.wfile.flush()
+                    slow, rest = data, b""
+                self.close_connection = True
+                end = time.monotonic() + reply.limit_s
+                for k in range(len(slow)):
+                    if time.monotonic() > end:
+                        return
+                    self.wfile.write(slow[k:k + 1])
+                    self.wfile.flush()
+                    time.sleep(reply.interval)
+                self.wfile.write(rest)
+                self.wfile.flush()
+
+            def _huge(self, reply: Huge, stream: bool) -> None:
+                self.close_connection = True
+                filler = "x" * reply.piece
+                if stream:
+                    self._start_chunked()
+                    self._event(_chunk_payload("", {"content": reply.prefix}, None))
+                    sent = len(reply.prefix)
+                    while sent < reply.size:
+                        piece = filler[: min(reply.piece, reply.size - sent)]
+                        self._event(_chunk_payload("", {"content": piece}, None))
+                        sent += len(piece)
+                    self._event(_chunk_payload("", {}, "stop"))
+                    self._event("[DONE]")
+                    self._chunk(b"")
+                    return
+                head = b'{"id": "chatcmpl-huge", "object": "chat.completion", "choices": [' \
+                       b'{"index": 0, "message": {"role": "assistant", "content": "' + \
+                       reply.prefix.replace('"', '\\"').encode()
+                tail = b'"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, ' \
+                       b'"completion_tokens": 1, "total_tokens": 2}}'
+                body_chars = reply.size - len(reply.prefix)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(head) + body_chars + len(tail)))
+                self.end_headers()
+                self.wfile.write(head)
+                block = filler.encode()
+                left = body_chars
+                while left > 0:
+                    self.wfile.write(block[: min(len(block), left)])
+                    left -= len(block)
+                self.wfile.write(tail)
 
             def _cut(self, reply: Cut, stream: bool) -> None:
                 text = reply.text

@@ -19,12 +19,14 @@ import numpy as np
 from ..fe import CaseSolution, MechanismError, SolverError, analyze
 from ..model.geometry import model_scale
 from ..model.types import Model
+from ..safe_files import FileAccessError, inside_folder, is_symlink, write_atomic
 from . import jsonfmt
 from .difficulty import features
 from .errors import DatasetError
 from .loadscale import load_scales
 from .paths import META_DIR, RAW_DIR, meta_path
 from .rawfile import presentation_of, read_raw, structure_of
+from .wellposed import near_mechanism
 
 STATIONS = 11
 
@@ -61,11 +63,16 @@ def build_meta(path: Path) -> dict[str, Any]:
     data, block, model = read_raw(path)
     pid = block["id"]
     try:
-        summary = solution_summary(model)
+        solution = analyze(model)[0]
     except MechanismError as exc:
         raise DatasetError(f"{path}: problem {pid} is not stable: {exc}") from None
     except SolverError as exc:
         raise DatasetError(f"{path}: problem {pid} cannot be solved: {exc}") from None
+    reason = near_mechanism(model, solution)
+    if reason is not None:
+        raise DatasetError(f"{path}: problem {pid} is ill-conditioned, its answer would be "
+                           f"round-off: {reason}")
+    summary = solution_summary(model, solution)
     shown = presentation_of(block)
     rule = features(model, shown)
     image = block["image"]
@@ -115,19 +122,24 @@ def generate(data_dir: Path, out_dir: Path | None = None, *, check: bool = False
     files = raw_files(data_dir)
     (out_dir / META_DIR).mkdir(parents=True, exist_ok=True)
     for path in _progress(files, progress):
+        target = meta_path(out_dir, path.stem)
         try:
+            _check_links(data_dir, path, target)
             text = render_meta(path)
         except DatasetError as exc:
             errors.extend(exc.problems)
             continue
-        target = meta_path(out_dir, path.stem)
         current = target.read_text(encoding="utf-8") if target.is_file() else None
         if current == text:
             report["unchanged"].append(path.stem)
         elif check:
             report["stale"].append(path.stem)
         else:
-            target.write_text(text, encoding="utf-8", newline="\n")
+            try:
+                write_atomic(target, text.encode("utf-8"), mode=0o644)
+            except FileAccessError as exc:
+                errors.append(f"{target}: {exc}")
+                continue
             report["written"].append(path.stem)
     wanted = {p.stem for p in files}
     for orphan in sorted((out_dir / META_DIR).glob("*.json")):
@@ -139,6 +151,17 @@ def generate(data_dir: Path, out_dir: Path | None = None, *, check: bool = False
                 report["removed"].append(orphan.stem)
     report["errors"] = errors
     return report
+
+
+def _check_links(data_dir: Path, raw: Path, meta: Path) -> None:
+    """A raw model must not be a link leading outside ``data_dir`` (as the loader demands),
+    and a meta is never written through a link (it could point anywhere)."""
+    if not inside_folder(data_dir, raw):
+        raise DatasetError(f"{raw}: a symbolic link to {raw.resolve()}, outside {data_dir}: "
+                           "refused (copy the file into raw_models/ instead)")
+    if is_symlink(meta):
+        raise DatasetError(f"{meta}: is a symbolic link; refusing to write the ground truth "
+                           "through it (remove the link, then run generate_gt.py again)")
 
 
 def _progress(items: list[Path], enabled: bool) -> Iterable[Path]:

@@ -1,7 +1,8 @@
 """Load the benchmark's tasks, refusing any dataset that is unsafe, stale or incomplete.
 
 A meta is untrusted input: its id and image name become paths only after they
-passed :func:`paths.is_safe_name` and resolve inside ``data/``. A ground truth
+passed :func:`paths.is_safe_name` and resolve inside ``data/``; a meta file (or a
+raw model) that is a symbolic link resolving outside ``data/`` is refused too. A ground truth
 whose recorded sha256 no longer matches its raw model was computed for a
 different problem, so grading against it would be silently wrong; the loader
 stops and says which command refreshes it.
@@ -182,6 +183,10 @@ def load_tasks(data_dir: Path = DATA_DIR, *, split: str | None = None,
     tasks: list[Task] = []
     metas = sorted(meta_dir.glob("*.json"))
     for meta_file in metas:
+        if not inside(data_dir, meta_file):
+            problems.append(f"{meta_file}: a symbolic link to {meta_file.resolve()}, outside "
+                            f"{data_dir}: refused (a meta may not point at other files)")
+            continue
         try:
             meta = _read_meta(meta_file)
             if _matches(meta, split, categories, difficulties, id_filter, presentation):

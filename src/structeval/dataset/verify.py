@@ -1,9 +1,10 @@
 """``run_eval.py --debug``: prove every task is gradable before paying for a model run.
 
-For each task: the image opens, the ground-truth model solves, the fresh
-solution equals the stored one (so the GT on disk is what the solver says
-today), and the scorer gives the ground truth against itself full credit (so a
-perfect answer can actually score 1.0).
+For each task: the image opens, the ground-truth model solves and is not a
+near-mechanism (its answer would be round-off), the fresh solution equals the
+stored one (so the GT on disk is what the solver says today), and the scorer
+gives the ground truth against itself full credit (so a perfect answer can
+actually score 1.0).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..model.types import Model
 from .ground_truth import solution_summary
 from .loader import Task
 from .paths import CATEGORIES
+from .wellposed import near_mechanism
 
 REL_TOL = 1e-9  # of the problem's largest value of the kind; stored values carry 12 digits
 
@@ -128,11 +130,15 @@ def _check_image(task: Task) -> list[str]:
 def _check_task(task: Task, scorer: Scorer | None) -> TaskCheck:
     reasons = _check_image(task)
     try:
-        fresh = solution_summary(task.model, analyze(task.model)[0])
+        solution = analyze(task.model)[0]
+        fresh = solution_summary(task.model, solution)
     except StructEvalError as exc:
         reasons.append(f"ground truth does not solve: {exc}")
     else:
         reasons += compare_solutions(task.meta.get("solution"), fresh)
+        reason = near_mechanism(task.model, solution)
+        if reason is not None:
+            reasons.append(f"ground truth is ill-conditioned: {reason}")
     if scorer is not None:
         try:
             verdict = scorer(task.model, model_to_json(task.model))

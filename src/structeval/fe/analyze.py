@@ -24,6 +24,7 @@ from .results import CaseSolution
 from .wasm import Kernel, SolverError, default_kernel
 
 MOVING = 1e-6  # share of a free motion's largest component that still counts as moving
+OVERFLOWED_STIFFNESS = 500000  # kernel detail: + element index (solver/ABI.md)
 
 
 class MechanismError(StructEvalError):
@@ -45,6 +46,7 @@ class MechanismError(StructEvalError):
 
 
 def _describe_mode(model: Model, mode: np.ndarray) -> dict[str, object]:
+    mode = np.where(np.isfinite(mode), mode, 0.0)
     trans = np.hypot(mode[:, 0], mode[:, 1])
     rot = np.abs(mode[:, 2])
     if trans.max() > 0:
@@ -58,6 +60,11 @@ def _describe_mode(model: Model, mode: np.ndarray) -> dict[str, object]:
         return {"points": ids, "text": text, "kind": "translation"}
     moving = np.flatnonzero(rot > MOVING * rot.max()) if rot.max() > 0 else np.array([], int)
     ids = [model.points[i].id for i in moving]
+    if not ids:  # a motion with no finite component: the numbers failed, not the joints
+        return {"points": [], "kind": "numerical",
+                "text": "a free motion the solver cannot locate (its components are not "
+                        "finite numbers): the stiffness is numerically degenerate; check E, A, "
+                        "Iz and the coordinates for extreme values"}
     text = (f"point{'s' if len(ids) > 1 else ''} {', '.join(ids)} can rotate freely: every link "
             "end there is hinged, so a couple on it cannot be resisted")
     return {"points": ids, "text": text, "kind": "rotation"}
@@ -70,9 +77,18 @@ def _failure(status: int, detail: float, model: Model) -> str:
         if 0 <= index < len(model.links):
             return (f'link "{model.links[index].id}": its length or section is not a usable '
                     "floating-point number (coordinates or E, A, Iz too extreme)")
+        index = int(detail) - OVERFLOWED_STIFFNESS
+        if 0 <= index < len(model.links):
+            link = model.links[index]
+            return (f'link "{link.id}": its stiffness overflows double precision '
+                    f"(E = {link.E:g}, A = {link.A:g}, Iz = {link.Iz:g}: E·A/L or E·Iz/L³ is "
+                    "not a finite number); use realistic section values")
         return f"solver rejected the numeric input (detail {detail:g})"
     if status == ST_NO_MEMORY:
         return "model too large for the solver's memory cap"
+    if status == ST_NUMERICAL and detail == 2:
+        return ("the assembled stiffness overflows double precision: the members' E·A/L or "
+                "E·Iz/L³ add up beyond 1.8e308; use realistic section values")
     if status == ST_NUMERICAL and detail == 1:
         return ("the structure is too ill-conditioned to solve in double precision: its "
                 "stiffnesses or dimensions span too many orders of magnitude")

@@ -2,8 +2,10 @@
 
 Exit codes: 0 every selected task scored; 3 some tasks are unavailable (the API
 kept failing; finish them with ``--resume``); 2 bad usage, dataset or output
-directory; 4 the API refused our credentials or model; 1 ``--debug`` found
-problems; 130 interrupted (finished tasks are kept; ``--resume`` continues).
+directory (in use by another session, read-only, disk full — one sentence on
+stderr, never a traceback); 4 the API refused our credentials or model; 1
+``--debug`` found problems (every failing task is named with its reason); 130
+interrupted (finished tasks are kept; ``--resume`` continues).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -18,8 +21,11 @@ import click
 
 from ..model.errors import StructEvalError
 from ..presentation import FACTORS, PresentationError
+from ..safe_files import explain_os_error
 from ..statistics.runs import format_statistics
-from .printout import format_summary
+from .images import MAX_IMAGE_BYTES
+from .printout import format_failures, format_summary
+from .response import MAX_ANSWER_CHARS
 from .runner import Session
 from .settings import PROMPT_TYPES, GradingSettings, RetryPolicy, TransportSettings
 from .tasks import select_tasks, verify_selected
@@ -42,6 +48,18 @@ def _hard_exit(code: int) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+def _fail(message: str, output: Path, session: Session | None) -> None:
+    """Exit 2 with one sentence (and how to continue, when the run has begun). Once tasks
+    are in flight they are not waited for: what finished is in the trace already."""
+    hint = ""
+    if (output / "trace.jsonl").is_file() and "--resume" not in message:
+        hint = f"\nFinished tasks are kept in {output}; continue with --resume --output {output}"
+    click.echo(f"error: {message}{hint}", err=True)
+    if session is not None and session.executing:
+        _hard_exit(EXIT_USAGE)
+    sys.exit(EXIT_USAGE)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"],
@@ -73,7 +91,9 @@ def _hard_exit(code: int) -> None:
 @click.option("--temperature", default=0.0, show_default=True, type=click.FloatRange(0, 2))
 @click.option("--max-tokens", default=8192, show_default=True, type=click.IntRange(1))
 @click.option("--timeout", default=600.0, show_default=True,
-              type=click.FloatRange(0, min_open=True), help="Seconds allowed for one request.")
+              type=click.FloatRange(0, min_open=True),
+              help="Wall-clock seconds for one whole request: connect, headers, body and "
+                   "stream together (a server trickling bytes cannot stretch it).")
 @click.option("--stream/--no-stream", default=False, show_default=True,
               help="Stream completions (SSE).")
 @click.option("--output", type=click.Path(file_okay=False, path_type=Path),
@@ -89,7 +109,18 @@ def _hard_exit(code: int) -> None:
 @click.option("--backoff-base", default=2.0, show_default=True, type=click.FloatRange(0),
               help="First backoff delay in seconds (doubles per failure, ±25% jitter).")
 @click.option("--backoff-max", default=60.0, show_default=True, type=click.FloatRange(0),
-              help="Longest backoff delay in seconds (a server's Retry-After still wins).")
+              help="Longest wait between two tries in seconds, a server's Retry-After "
+                   "included (NaN, negative or absurd Retry-After values are ignored).")
+@click.option("--wait-budget", default=600.0, show_default=True, type=click.FloatRange(0),
+              help="Most seconds of backoff one task may wait in all; past it the task is "
+                   "unavailable now and --resume runs it again.")
+@click.option("--max-answer-chars", default=MAX_ANSWER_CHARS, show_default=True,
+              type=click.IntRange(1000), help="Characters of an answer kept and graded; the "
+              "rest is not read (noted in the trace).")
+@click.option("--max-image-mb", default=MAX_IMAGE_BYTES / (1 << 20), show_default=True,
+              type=click.FloatRange(0, min_open=True),
+              help="Largest task image sent, in MB; a larger one makes its task unavailable "
+                   "with the reason.")
 @click.option("--runs", default=1, show_default=True, type=click.IntRange(1, 100),
               help="Answer every task this many independent times; results.json then reports "
                    "the mean with a task-bootstrap 95% CI, per-run scores and stage "
@@ -100,8 +131,11 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
          difficulty: tuple[int, ...],
          concurrency: int, temperature: float, max_tokens: int, timeout: float, stream: bool,
          output: Path | None, resume: bool, data_dir: Path | None, tolerance: float,
-         transport_retries: int, backoff_base: float, backoff_max: float, runs: int) -> None:
+         transport_retries: int, backoff_base: float, backoff_max: float, wait_budget: float,
+         max_answer_chars: int, max_image_mb: float, runs: int) -> None:
     """Ask a vision-language model to write each drawing as FrameCalc JSON and grade it."""
+    if hasattr(signal, "SIGXFSZ"):  # past `ulimit -f` a write fails with EFBIG: a sentence
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     redact = Redactor([api_key])
     if not debug:
         if not model:
@@ -125,6 +159,8 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
     if debug:
         report = verify_selected(tasks)
         click.echo(report.table())
+        if report.failures:
+            click.echo(format_failures(report.failures))
         sys.exit(0 if report.ok else 1)
     assert model is not None
     api_key = api_key or LOCAL_PLACEHOLDER_KEY
@@ -135,12 +171,15 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
                               tolerance=tolerance)
     transport = TransportSettings(api_base=api_base, timeout=timeout, stream=stream,
                                   concurrency=concurrency)
-    policy = RetryPolicy(tries=transport_retries, base_delay=backoff_base,
-                         max_delay=max(backoff_max, backoff_base))
+    longest = max(backoff_max, backoff_base)
+    policy = RetryPolicy(tries=transport_retries, base_delay=backoff_base, max_delay=longest,
+                         max_retry_after=longest, wait_budget=wait_budget)
+    session: Session | None = None
     try:
         session = Session(output, grading=grading, transport_settings=transport,
                           policy=policy, api_key=api_key, resume=resume, runs=runs,
-                          data_dir=data_dir)
+                          data_dir=data_dir, max_answer_chars=max_answer_chars,
+                          max_image_bytes=int(max_image_mb * (1 << 20)))
         outcome = session.run(tasks, echo=lambda text: click.echo(redact(text), err=True))
     except ServiceFatal as exc:
         click.echo(f"error: {redact(str(exc))}\nFinished tasks are kept in {output}; "
@@ -151,8 +190,9 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
                    f"continue with --resume --output {output}", err=True)
         _hard_exit(EXIT_INTERRUPTED)
     except StructEvalError as exc:
-        click.echo(f"error: {redact(str(exc))}", err=True)
-        sys.exit(EXIT_USAGE)
+        _fail(redact(str(exc)), output, session)
+    except OSError as exc:  # a write we did not foresee: still one sentence, never a traceback
+        _fail(redact(explain_os_error(exc, exc.filename or output, "write")), output, session)
     click.echo(redact(format_summary(outcome.summary, model=model, prompt_type=prompt_type,
                                      output=str(output))))
     click.echo(format_statistics(outcome.summary["statistics"]))

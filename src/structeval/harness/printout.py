@@ -53,7 +53,9 @@ def format_summary(summary: dict[str, Any], *, model: str, prompt_type: str,
               f"{summary['weighted_accuracy']:.2f}% weighted ({gain:+.2f} points), "
               f"{summary['avg_ratio']:.2f}% average ratio",
               f"Tokens: {tokens['total']} ({tokens['prompt']} prompt, "
-              f"{tokens['completion']} completion)",
+              f"{tokens['completion']} completion)" + (
+                  f"; usage unknown for {tokens['unknown']} attempt(s), not counted"
+                  if tokens.get("unknown") else ""),
               f"Wall time: {summary['wall_s']:.1f} s",
               f"Results: {output}/results.json   Evidence: {output}/trace.jsonl"]
     if unavailable:
@@ -104,3 +106,10 @@ def format_factors(summary: dict[str, Any]) -> str:
 
 def _share(count: int, total: int) -> str:
     return f"{100.0 * count / total:.1f}%" if total else "-"
+
+
+def format_failures(failures: list[tuple[str, str]]) -> str:
+    """``--debug``: every failing task with its reason, one per line."""
+    lines = [f"FAILED: {len(failures)} task(s)"]
+    lines += [f"  {task_id}: {reason}" for task_id, reason in failures]
+    return "\n".join(lines)

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from ..model import Model, dumps_model
 from .grading import Grader, GradingCrash, grade_answer
-from .images import EncodedImage, ImageError, encode_image
+from .images import MAX_IMAGE_BYTES, EncodedImage, ImageError, encode_image
 from .prompts import repair_text, task_text
 from .results import SCORED, UNAVAILABLE, TaskResult, Tokens
 from .settings import GradingSettings, TransportSettings
@@ -53,6 +53,7 @@ class RunContext:
     session: int
     started: float  # time.monotonic() at session start
     stop: threading.Event
+    max_image_bytes: int = MAX_IMAGE_BYTES
 
     def record(self, kind: str, run: int, fields: dict[str, Any]) -> None:
         elapsed = round(time.monotonic() - self.started, 3)
@@ -99,9 +100,19 @@ def _request_fields(ctx: RunContext, messages: list[dict[str, Any]]) -> dict[str
 
 
 def _response_fields(reply: ChatReply) -> dict[str, Any]:
-    return {"text": reply.text, "finish_reason": reply.finish_reason,
-            "latency_s": round(reply.latency_s, 3), "usage_reported": reply.usage_reported,
-            "incidents": [i.to_json() for i in reply.incidents]}
+    fields = {"text": reply.text, "finish_reason": reply.finish_reason,
+              "latency_s": round(reply.latency_s, 3), "usage_reported": reply.usage_reported,
+              "usage": reply.usage, "incidents": [i.to_json() for i in reply.incidents]}
+    if reply.truncation is not None:
+        fields["truncated"] = reply.truncation
+    return fields
+
+
+def _tokens(reply: ChatReply) -> Tokens:
+    """The attempt's counts; an unknown usage counts as unknown, never as numbers."""
+    if not reply.usage_known:
+        return Tokens(unknown=1)
+    return Tokens(reply.prompt_tokens, reply.completion_tokens, reply.total_tokens)
 
 
 def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
@@ -110,7 +121,7 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
             "run": run, "structure": str(getattr(task, "structure", "") or task.id),
             "presentation": task_factors(task)}
     try:
-        image = encode_image(task.image_path)
+        image = encode_image(task.image_path, ctx.max_image_bytes)
     except ImageError as exc:
         return _finish(ctx, TaskResult(**base, status=UNAVAILABLE, ratio=0.0, stage=None,
                                        first_attempt_ratio=None, first_attempt_stage=None,
@@ -119,6 +130,7 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
     placeholder = image.placeholder()
     trace_system = f"<system prompt sha256={_sha(ctx.system_prompt)}, text in run.json>"
     tokens = Tokens()
+    budget = ctx.transport.policy.budget()  # backoff seconds this task may still wait
     grades: list[tuple[float, str]] = []
     previous: tuple[str, str] | None = None
     for attempt in range(1, ctx.grading.max_retries + 2):
@@ -132,7 +144,8 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
         try:
             reply = ctx.transport.complete(model=ctx.grading.model, messages=messages,
                                            temperature=ctx.grading.temperature,
-                                           max_tokens=ctx.grading.max_tokens)
+                                           max_tokens=ctx.grading.max_tokens,
+                                           budget=budget)
         except ServiceUnavailable as exc:
             # A repair the API refuses outright (not a passing outage) ends the loop: the
             # task keeps what its answers earned. Anything else must be retried later.
@@ -143,7 +156,7 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
             if refused:
                 break
             return _unavailable(ctx, base, fingerprint, attempt - 1, tokens, str(exc))
-        used = Tokens(reply.prompt_tokens, reply.completion_tokens, reply.total_tokens)
+        used = _tokens(reply)
         tokens = tokens + used
         try:
             graded = grade_answer(task.model, reply.text, tolerance=ctx.grading.tolerance,

@@ -28,23 +28,43 @@ from .grading import STAGES
 SCORED, UNAVAILABLE = "scored", "unavailable"
 
 
+MAX_TOKENS = 10**9  # per count; larger numbers in a trace are not believable
+
+
+def _count(value: Any, name: str) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_TOKENS:
+        raise ValueError(f"{name} {value!r} is not a token count")
+    return value
+
+
 @dataclass(frozen=True)
 class Tokens:
+    """Token counts summed over attempts whose usage was known; ``unknown`` counts the
+    attempts whose usage was missing or not believable (left out of the sums)."""
+
     prompt: int = 0
     completion: int = 0
     total: int = 0
+    unknown: int = 0
 
     def __add__(self, other: Tokens) -> Tokens:
         return Tokens(self.prompt + other.prompt, self.completion + other.completion,
-                      self.total + other.total)
+                      self.total + other.total, self.unknown + other.unknown)
 
     def to_json(self) -> dict[str, int]:
-        return {"prompt": self.prompt, "completion": self.completion, "total": self.total}
+        out = {"prompt": self.prompt, "completion": self.completion, "total": self.total}
+        if self.unknown:
+            out["unknown"] = self.unknown
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Tokens:
+        """Counts from a trace record; ValueError for anything but small non-negative ints."""
         data = data if isinstance(data, dict) else {}
-        return cls(*(int(data.get(k) or 0) for k in ("prompt", "completion", "total")))
+        return cls(*(_count(data.get(k), k) for k in ("prompt", "completion", "total",
+                                                        "unknown")))
 
 
 @dataclass(frozen=True)
@@ -90,16 +110,52 @@ class TaskResult:
 
     @classmethod
     def from_trace_record(cls, rec: dict[str, Any]) -> TaskResult:
-        return cls(id=str(rec["task_id"]), category=str(rec["category"]),
-                   difficulty=int(rec["difficulty"]), run=int(rec.get("run", 0)),
-                   status=str(rec["status"]), ratio=float(rec["ratio"]), stage=rec.get("stage"),
-                   first_attempt_ratio=rec.get("first_attempt_ratio"),
-                   first_attempt_stage=rec.get("first_attempt_stage"),
-                   attempts=int(rec.get("attempts", 0)),
-                   tokens=Tokens.from_json(rec.get("tokens")), best_attempt=rec.get("best_attempt"),
-                   fingerprint=str(rec.get("fingerprint", "")), reason=rec.get("reason"),
+        """The result a ``task`` record describes; ValueError (or KeyError/TypeError) for a
+        record no session of ours could have written — a hand-edited ``ratio: NaN``, a
+        stage that does not exist — so that --resume runs the task again instead."""
+        status = rec["status"]
+        if status not in (SCORED, UNAVAILABLE):
+            raise ValueError(f"status {status!r}")
+        difficulty = rec["difficulty"]
+        if isinstance(difficulty, bool) or difficulty not in (1, 2, 3, 4, 5):
+            raise ValueError(f"difficulty {difficulty!r}")
+        run, attempts = rec.get("run", 0), rec.get("attempts", 0)
+        for name, value in (("run", run), ("attempts", attempts)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**6:
+                raise ValueError(f"{name} {value!r}")
+        best = rec.get("best_attempt")
+        if best is not None and (isinstance(best, bool) or not isinstance(best, int)):
+            raise ValueError(f"best_attempt {best!r}")
+        for name in ("task_id", "category"):
+            if not isinstance(rec[name], str):
+                raise ValueError(f"{name} {rec[name]!r}")
+        return cls(id=rec["task_id"], category=rec["category"], difficulty=difficulty, run=run,
+                   status=status, ratio=_ratio(rec["ratio"], "ratio"),
+                   stage=_stage(rec.get("stage")),
+                   first_attempt_ratio=_optional_ratio(rec.get("first_attempt_ratio")),
+                   first_attempt_stage=_stage(rec.get("first_attempt_stage")),
+                   attempts=attempts, tokens=Tokens.from_json(rec.get("tokens")),
+                   best_attempt=best, fingerprint=str(rec.get("fingerprint", "")),
+                   reason=rec.get("reason") if isinstance(rec.get("reason"), str) else None,
                    structure=str(rec.get("structure") or rec["task_id"]),
                    presentation=_factors(rec.get("presentation")))
+
+
+def _ratio(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0.0 <= value <= 1.0:  # NaN fails the comparison too
+        raise ValueError(f"{name} {value!r} is not a credit between 0 and 1")
+    return float(value)
+
+
+def _optional_ratio(value: Any) -> float | None:
+    return None if value is None else _ratio(value, "first_attempt_ratio")
+
+
+def _stage(value: Any) -> str | None:
+    if value is not None and value not in STAGES:
+        raise ValueError(f"stage {value!r}")
+    return value
 
 
 def _factors(data: Any) -> dict[str, str]:

@@ -9,6 +9,7 @@ deliberately not a field of either: nothing that gets serialized can hold it.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import asdict, dataclass, fields
 from typing import Any
@@ -46,7 +47,7 @@ class TransportSettings:
     """How requests are made; may differ between sessions of one run."""
 
     api_base: str | None = None
-    timeout: float = 600.0  # seconds for one whole request (stream included)
+    timeout: float = 600.0  # wall-clock seconds for one whole request (stream included)
     stream: bool = False
     concurrency: int = 4
 
@@ -61,22 +62,43 @@ class RetryPolicy:
     """Exponential backoff with jitter for infrastructure failures.
 
     ``tries`` counts requests, so ``tries=6`` means one request and five retries.
-    A server's Retry-After wins over the computed delay (capped by
-    ``max_retry_after`` so a hostile value cannot stall a run for a day).
+    A server's Retry-After replaces the computed delay when it is believable, capped
+    by ``max_retry_after`` (``--backoff-max``) so a hostile value cannot stall a run;
+    ``wait_budget`` bounds the sum of all waits of one task (``--wait-budget``).
     """
 
     tries: int = 6
     base_delay: float = 2.0
     max_delay: float = 60.0
     jitter: float = 0.25  # ± fraction of the computed delay
-    max_retry_after: float = 300.0
+    max_retry_after: float = 60.0
+    wait_budget: float = 600.0  # seconds of backoff per task, all its requests together
 
     def delay(self, failures: int, retry_after: float | None, rng: random.Random) -> float:
         """Seconds to wait after the ``failures``-th failed request (1-based)."""
-        if retry_after is not None:
+        if retry_after is not None and math.isfinite(retry_after):
             return min(max(retry_after, 0.0), self.max_retry_after)
         raw = min(self.base_delay * 2 ** (failures - 1), self.max_delay)
         return max(0.0, raw * (1.0 + self.jitter * (2.0 * rng.random() - 1.0)))
+
+    def budget(self) -> WaitBudget:
+        """A fresh wait budget for one task."""
+        return WaitBudget(self.wait_budget)
+
+
+class WaitBudget:
+    """Backoff seconds one task may still spend (shared by all its requests and threads
+    never share one: each task gets its own)."""
+
+    def __init__(self, limit: float):
+        self.limit = limit
+        self.spent = 0.0
+
+    def allow(self, wait: float) -> bool:
+        return self.spent + wait <= self.limit + 1e-9
+
+    def spend(self, wait: float) -> None:
+        self.spent += wait
 
 
 def public_url(url: str | None) -> str | None:

@@ -12,9 +12,10 @@ since every further task would fail the same way.
 from __future__ import annotations
 
 import email.utils
+import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,7 +23,21 @@ from urllib.parse import urlsplit
 import openai
 
 from ..model.errors import StructEvalError
-from .settings import RetryPolicy
+from .http_client import deadline_client, http_library, request_deadline, time_left
+from .response import (
+    MAX_ANSWER_CHARS,
+    MalformedReply,
+    ParsedReply,
+    StreamAssembler,
+    Usage,
+    body_cap,
+    decode_body,
+    parse_completion,
+    read_body,
+    sse_events,
+)
+from .settings import RetryPolicy, WaitBudget
+from .trace import Redactor, redact_then_cut
 
 
 @dataclass(frozen=True)
@@ -43,12 +58,18 @@ class Incident:
 class ChatReply:
     text: str
     finish_reason: str | None
-    prompt_tokens: int
+    prompt_tokens: int  # 0 when the usage is unknown (see ``usage``)
     completion_tokens: int
     total_tokens: int
-    usage_reported: bool
+    usage_reported: bool  # the server reported believable counts
     latency_s: float  # of the successful request only
     incidents: tuple[Incident, ...] = ()
+    usage: str = "reported"  # reported | missing | invalid
+    truncation: dict[str, Any] | None = None  # the answer was longer than the cap
+
+    @property
+    def usage_known(self) -> bool:
+        return self.usage == "reported"
 
 
 class ServiceUnavailable(StructEvalError):
@@ -72,6 +93,9 @@ class ServiceFatal(StructEvalError):
 _FATAL_STATUS = {401, 403, 404}
 _RETRYABLE_STATUS = {408, 409, 425, 429}
 
+#: A Retry-After longer than this is not believed (the policy's own delay is used).
+MAX_BELIEVABLE_RETRY_AFTER = 3600.0
+
 
 class _Retryable(Exception):
     def __init__(self, incident: Incident, retry_after: float | None = None):
@@ -80,51 +104,72 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-def _transport_exceptions() -> tuple[type[BaseException], ...]:
-    """Raw HTTP-library errors that some openai versions let escape from a stream."""
-    found: list[type[BaseException]] = []
+def _transport_exceptions() -> tuple[tuple[type[BaseException], ...],
+                                     tuple[type[BaseException], ...]]:
+    """(timeouts, other errors) of the raw HTTP libraries, which escape from a body we read."""
+    timeouts: list[type[BaseException]] = []
+    errors: list[type[BaseException]] = []
     for name in ("httpx2", "httpx"):
         try:
             module = __import__(name)
         except ImportError:
             continue
-        found.append(module.HTTPError)
-        found.append(module.StreamError)
-    return tuple(found)
+        timeouts.append(module.TimeoutException)
+        errors += [module.HTTPError, module.StreamError]
+    return tuple(timeouts), tuple(errors)
 
 
-_RAW_TRANSPORT = _transport_exceptions()
+_RAW_TIMEOUT, _RAW_TRANSPORT = _transport_exceptions()
+
+
+def _seconds(raw: Any, divisor: float) -> float | None:
+    try:
+        value = float(str(raw).strip()) / divisor
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(value) or value < 0 or value > MAX_BELIEVABLE_RETRY_AFTER:
+        return None
+    return value
 
 
 def parse_retry_after(headers: Any, now: float | None = None) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date)."""
+    """Seconds from ``retry-after-ms`` / ``Retry-After`` (seconds or an HTTP date), or None
+    when absent or not believable (NaN, infinite, negative, beyond an hour, garbage):
+    the caller then uses its own backoff delay."""
     if headers is None:
         return None
-    raw_ms = headers.get("retry-after-ms")
+    try:
+        raw_ms, raw = headers.get("retry-after-ms"), headers.get("retry-after")
+    except Exception:  # a headers object that cannot even be read
+        return None
     if raw_ms:
-        try:
-            return max(float(raw_ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
+        value = _seconds(raw_ms, 1000.0)
+        if value is not None:
+            return value
     if not raw:
         return None
+    value = _seconds(raw, 1.0)
+    if value is not None or _looks_numeric(raw):
+        return value
     try:
-        return max(float(raw), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError, IndexError):
+        when = email.utils.parsedate_to_datetime(str(raw))
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when is None:
         return None
-    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+    try:
+        delta = when.timestamp() - (time.time() if now is None else now)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return _seconds(max(delta, 0.0), 1.0)
 
 
-def _short(text: object, limit: int = 300) -> str:
-    s = str(text)
-    return s if len(s) <= limit else s[: limit - 3] + "..."
+def _looks_numeric(raw: Any) -> bool:
+    try:
+        float(str(raw).strip())
+    except ValueError:
+        return False
+    return True
 
 
 def token_limit_parameter(api_base: str | None) -> str:
@@ -137,23 +182,34 @@ def token_limit_parameter(api_base: str | None) -> str:
 
 
 class ChatTransport:
-    """One shared client (thread-safe) plus the retry loop around each request."""
+    """One shared client (thread-safe) plus the retry loop around each request.
+
+    Request building (:meth:`request_arguments`) and response parsing
+    (:mod:`structeval.harness.response`) are separate: whatever a server sends goes
+    through the one validated shape there, streamed or not.
+    """
 
     def __init__(self, *, api_key: str, api_base: str | None, timeout: float, stream: bool,
                  policy: RetryPolicy, sleep: Callable[[float], None] = time.sleep,
-                 rng: random.Random | None = None):
+                 rng: random.Random | None = None, redact: Redactor | None = None,
+                 max_answer_chars: int = MAX_ANSWER_CHARS):
+        http_client, self.deadline_enforced = deadline_client(timeout)
         self.client = openai.OpenAI(api_key=api_key, base_url=api_base or None,
-                                    max_retries=0, timeout=timeout)
+                                    max_retries=0, timeout=timeout, http_client=http_client)
         self.timeout = timeout
         self.stream = stream
         self.token_parameter = token_limit_parameter(api_base)
         self.policy = policy
         self.sleep = sleep
         self.rng = rng or random.Random()
+        self.redact = redact or Redactor([api_key])
+        self.max_answer_chars = max_answer_chars
+        self._http = http_library()
 
     def complete(self, *, model: str, messages: list[dict[str, Any]], temperature: float,
-                 max_tokens: int) -> ChatReply:
-        """The model's reply, or ServiceUnavailable / ServiceFatal."""
+                 max_tokens: int, budget: WaitBudget | None = None) -> ChatReply:
+        """The model's reply, or ServiceUnavailable / ServiceFatal. ``budget`` bounds the
+        backoff waits of the whole task this call belongs to."""
         incidents: list[Incident] = []
         for attempt in range(1, self.policy.tries + 1):
             try:
@@ -163,8 +219,14 @@ class ChatTransport:
                     incidents.append(fault.incident)
                     break
                 wait = self.policy.delay(attempt, fault.retry_after, self.rng)
-                incidents.append(Incident(fault.incident.kind, fault.incident.status,
-                                          fault.incident.message, wait))
+                if budget is not None and not budget.allow(wait):
+                    incidents.append(replace(fault.incident, message=(
+                        f"{fault.incident.message}; not retried: waiting {wait:.3g} s more would "
+                        f"exceed the task's wait budget of {budget.limit:g} s (--wait-budget)")))
+                    break
+                if budget is not None:
+                    budget.spend(wait)
+                incidents.append(replace(fault.incident, wait_s=wait))
                 self.sleep(wait)
                 continue
             except RequestRejected as rejected:
@@ -172,35 +234,90 @@ class ChatTransport:
             return replace(reply, incidents=tuple(incidents))
         raise ServiceUnavailable(incidents)
 
-    def _request(self, model: str, messages: list[dict[str, Any]], temperature: float,
-                 max_tokens: int) -> ChatReply:
+    def request_arguments(self, model: str, messages: list[dict[str, Any]],
+                          temperature: float, max_tokens: int) -> dict[str, Any]:
+        """The chat-completions parameters of one request."""
         kwargs: dict[str, Any] = {"model": model, "messages": messages,
                                   "temperature": temperature, self.token_parameter: max_tokens}
         if self.stream:
             kwargs.update(stream=True, stream_options={"include_usage": True})
+        return kwargs
+
+    def _short(self, text: object) -> str:
+        return redact_then_cut(text, self.redact)
+
+    def _request(self, model: str, messages: list[dict[str, Any]], temperature: float,
+                 max_tokens: int) -> ChatReply:
+        kwargs = self.request_arguments(model, messages, temperature, max_tokens)
         started = time.monotonic()
         try:
-            if self.stream:
-                return self._read_stream(self.client.chat.completions.create(**kwargs), started)
-            return self._read_completion(self.client.chat.completions.create(**kwargs), started)
+            with request_deadline(self.timeout), \
+                    self.client.chat.completions.with_streaming_response.create(**kwargs) as raw:
+                chunks = self._chunks(raw.http_response)
+                parsed = self._read_stream(chunks) if self.stream else self._read_body(chunks)
         except openai.APITimeoutError as exc:
-            raise _Retryable(Incident("timeout", None, _short(exc))) from None
+            raise _Retryable(Incident("timeout", None, self._short(exc))) from None
         except openai.APIConnectionError as exc:
-            raise _Retryable(Incident("connection", None, _short(exc))) from None
+            raise _Retryable(Incident("connection", None, self._short(exc))) from None
         except openai.APIStatusError as exc:
             raise self._status_fault(exc) from None
-        except openai.APIResponseValidationError as exc:
-            raise _Retryable(Incident("malformed", exc.status_code, _short(exc))) from None
-        except openai.APIError as exc:  # e.g. an error event inside a stream
-            raise _Retryable(Incident("server", None, _short(exc))) from None
+        except openai.APIError as exc:
+            raise _Retryable(Incident("server", None, self._short(exc))) from None
+        except MalformedReply as exc:
+            raise _Retryable(Incident(exc.kind, 200, self._short(exc))) from None
+        except _RAW_TIMEOUT as exc:
+            raise _Retryable(Incident("timeout", None, self._timeout_text(exc))) from None
         except _RAW_TRANSPORT as exc:
-            raise _Retryable(Incident("connection", None, _short(exc))) from None
-        except ValueError as exc:  # garbled SSE payload
-            raise _Retryable(Incident("malformed", None, _short(exc))) from None
+            raise _Retryable(Incident("connection", None, self._short(exc) or
+                                      type(exc).__name__)) from None
+        except ValueError as exc:  # anything else undecodable in a reply
+            raise _Retryable(Incident("malformed", None, self._short(exc))) from None
+        usage = parsed.usage
+        return ChatReply(parsed.text, parsed.finish_reason, usage.prompt, usage.completion,
+                         usage.total, usage.known, time.monotonic() - started,
+                         usage=usage.state, truncation=parsed.truncation)
+
+    def _timeout_text(self, exc: BaseException) -> str:
+        return self._short(f"no complete reply within --timeout {self.timeout:g} s ({exc})")
+
+    def _chunks(self, http_response: Any) -> Iterator[bytes]:
+        """The body as it arrives; the deadline is also checked between chunks (a server
+        sending data non-stop never makes a single read wait)."""
+        for chunk in http_response.iter_bytes():
+            left = time_left()
+            if left is not None and left <= 0:
+                raise self._http.ReadTimeout("the request's wall-clock deadline (--timeout) "
+                                             "has passed")
+            yield chunk
+
+    def _read_body(self, chunks: Iterable[bytes]) -> ParsedReply:
+        body, cut = read_body(chunks, body_cap(self.max_answer_chars))
+        return parse_completion(decode_body(body, cut), max_chars=self.max_answer_chars,
+                                cut=cut)
+
+    def _read_stream(self, chunks: Iterable[bytes]) -> ParsedReply:
+        assembler = StreamAssembler(self.max_answer_chars)
+        try:
+            for event in sse_events(chunks, body_cap(self.max_answer_chars)):
+                if event.done:
+                    break
+                assembler.feed(event.data)
+                if event.cut or assembler.full:  # the cap: stop reading, keep what we have
+                    assembler.answer.dropped_unknown = True
+                    break
+        except (*_RAW_TIMEOUT, *_RAW_TRANSPORT):
+            if assembler.finish is None:
+                raise
+            # the answer is complete; only the trailing usage chunk or [DONE] is missing
+        if assembler.finish is None and not assembler.answer.truncated:
+            raise _Retryable(Incident("truncated", 200,
+                                      f"stream ended without a finish reason after "
+                                      f"{assembler.answer.kept} characters"))
+        return assembler.result()
 
     def _status_fault(self, exc: openai.APIStatusError) -> Exception:
         status = exc.status_code
-        message = _short(exc.message)
+        message = self._short(exc.message)
         if status in _FATAL_STATUS:
             return ServiceFatal(f"the API refused the request (HTTP {status}): {message}. "
                                 "Check --api-key, --api-base and --model.")
@@ -210,51 +327,6 @@ class ChatTransport:
             return _Retryable(Incident(kind, status, message), retry_after)
         return RequestRejected([Incident("rejected", status, message)])
 
-    def _read_completion(self, response: Any, started: float) -> ChatReply:
-        choices = getattr(response, "choices", None)
-        if not choices:
-            raise _Retryable(Incident("malformed", 200, "response has no choices"))
-        message = choices[0].message
-        text = message.content if message is not None else None
-        if text is None and message is not None:
-            text = getattr(message, "refusal", None)
-        return self._reply(text or "", choices[0].finish_reason, response.usage, started)
 
-    def _read_stream(self, stream: Any, started: float) -> ChatReply:
-        parts: list[str] = []
-        finish: str | None = None
-        usage = None
-        deadline = started + self.timeout
-        try:
-            for chunk in stream:
-                if time.monotonic() > deadline:
-                    raise _Retryable(Incident("timeout", None,
-                                              f"stream exceeded {self.timeout:g} s"))
-                if getattr(chunk, "usage", None) is not None:
-                    usage = chunk.usage
-                for choice in chunk.choices or ():
-                    delta = choice.delta
-                    if delta is not None and delta.content:
-                        parts.append(delta.content)
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                close()
-        if finish is None:
-            raise _Retryable(Incident("truncated", 200,
-                                      f"stream ended without a finish reason after "
-                                      f"{sum(map(len, parts))} characters"))
-        return self._reply("".join(parts), finish, usage, started)
-
-    @staticmethod
-    def _reply(text: str, finish: str | None, usage: Any, started: float) -> ChatReply:
-        def count(name: str) -> int:
-            value = getattr(usage, name, None) if usage is not None else None
-            return int(value) if isinstance(value, int) and value >= 0 else 0
-
-        prompt, completion = count("prompt_tokens"), count("completion_tokens")
-        total = count("total_tokens") or prompt + completion
-        return ChatReply(text, finish, prompt, completion, total, usage is not None,
-                         time.monotonic() - started)
+__all__ = ["ChatReply", "ChatTransport", "Incident", "RequestRejected", "ServiceFatal",
+           "ServiceUnavailable", "Usage", "parse_retry_after", "token_limit_parameter"]

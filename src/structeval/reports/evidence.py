@@ -13,8 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..harness.trace import read_trace
+from ..harness.trace import TraceReader
 from .runfiles import TRACE_FILE
+
+#: Characters of a raw answer kept per attempt (the page shows 20,000; the trace has all).
+KEPT_RESPONSE_CHARS = 20_000
 
 _IMAGE_SHA = re.compile(r"^<image [^ ]+ \d+ bytes sha256=([0-9a-f]{64})>$")
 
@@ -34,6 +37,7 @@ class AttemptView:
     issues: tuple[str, ...]  # validation issues, "path: message"
     tokens: int | None
     latency_s: float | None
+    response_chars: int = 0  # length of the raw answer in the trace (``response`` may be cut)
 
 
 @dataclass(frozen=True)
@@ -101,33 +105,43 @@ def _view(rec: dict[str, Any], following: dict[str, Any] | None) -> AttemptView:
     issue_text = tuple(f"{_d(i).get('path', '?')}: {_d(i).get('message', '')}"
                        for i in (issues if isinstance(issues, list) else []))
     diagnosis = _s(verdict.get("message")) or _s(rec.get("error")) or ""
+    text = _s(response.get("text")) or ""
     return AttemptView(
         attempt=_i(rec.get("attempt")) or 0, outcome=_s(rec.get("outcome")) or "?",
         stage=_s(verdict.get("stage")), ratio=_f(verdict.get("ratio")), diagnosis=diagnosis,
-        feedback=_sent_feedback(following), response=_s(response.get("text")) or "",
+        feedback=_sent_feedback(following), response=text[:KEPT_RESPONSE_CHARS],
         extracted=_s(extraction.get("json")), extraction_method=_s(extraction.get("method")),
         extraction_problem=_s(extraction.get("problem")), issues=issue_text,
-        tokens=_i(_d(rec.get("tokens")).get("total")), latency_s=_f(rec.get("latency_s")))
+        tokens=_i(_d(rec.get("tokens")).get("total")), latency_s=_f(rec.get("latency_s")),
+        response_chars=len(text))
 
 
 def read_evidence(directory: Path, run: int = 0) -> tuple[dict[str, TaskEvidence], int]:
-    """(task id → evidence of ``run``, unreadable trace lines skipped)."""
-    records, skipped = read_trace(Path(directory) / TRACE_FILE)
+    """(task id → evidence of ``run``, unreadable trace lines skipped).
+
+    Two passes over the trace, one line at a time: the first finds each task's latest
+    ``task`` record, the second keeps only the attempts behind those — so memory holds
+    the evidence shown, never the whole trace (which may hold many superseded sessions).
+    """
+    reader = TraceReader(Path(directory) / TRACE_FILE)
     latest: dict[str, dict[str, Any]] = {}
+    for rec in reader:
+        if rec["type"] == "task" and rec.get("run", 0) == run \
+                and isinstance(rec.get("task_id"), str):
+            latest[rec["task_id"]] = {"session": rec.get("session"),
+                                      "best_attempt": rec.get("best_attempt")}
+    wanted = {(task_id, task["session"]) for task_id, task in latest.items()}
     attempts: dict[tuple[str, Any], list[dict[str, Any]]] = {}
-    for rec in records:
-        if rec.get("run", 0) != run or not isinstance(rec.get("task_id"), str):
-            continue
-        if rec["type"] == "task":
-            latest[rec["task_id"]] = rec
-        elif rec["type"] == "attempt":
-            attempts.setdefault((rec["task_id"], rec.get("session")), []).append(rec)
+    for rec in reader:
+        key = (rec.get("task_id"), rec.get("session"))
+        if rec["type"] == "attempt" and rec.get("run", 0) == run and key in wanted:
+            attempts.setdefault(key, []).append(rec)  # type: ignore[arg-type]
     out = {}
     for task_id, task in latest.items():
-        recs = sorted(attempts.get((task_id, task.get("session")), []),
+        recs = sorted(attempts.get((task_id, task["session"]), []),
                       key=lambda r: _i(r.get("attempt")) or 0)
         views = tuple(_view(r, recs[k + 1] if k + 1 < len(recs) else None)
                       for k, r in enumerate(recs))
         sha = next((s for s in map(_image_sha, recs) if s), None)
-        out[task_id] = TaskEvidence(task_id, views, _i(task.get("best_attempt")), sha)
-    return out, skipped
+        out[task_id] = TaskEvidence(task_id, views, _i(task["best_attempt"]), sha)
+    return out, reader.skipped

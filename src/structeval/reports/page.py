@@ -200,9 +200,10 @@ def _attempt(a: AttemptView) -> str:
     if a.feedback:
         parts.append(f"<div>Feedback sent for the next attempt:<pre>{_e(a.feedback)}</pre></div>")
     text = a.response
-    cut = f"\n… ({len(text) - MAX_RESPONSE_CHARS} more characters in trace.jsonl)" \
-        if len(text) > MAX_RESPONSE_CHARS else ""
-    parts.append(f"<details><summary>Raw answer ({len(text)} characters)</summary>"
+    length = max(a.response_chars, len(text))  # the view keeps only the part shown
+    cut = f"\n… ({length - MAX_RESPONSE_CHARS} more characters in trace.jsonl)" \
+        if length > MAX_RESPONSE_CHARS else ""
+    parts.append(f"<details><summary>Raw answer ({length} characters)</summary>"
                  f"<pre>{_e(text[:MAX_RESPONSE_CHARS] + cut)}</pre></details>")
     return "<li>" + "".join(parts) + "</li>"
 

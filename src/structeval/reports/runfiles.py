@@ -205,19 +205,25 @@ def _info(directory: Path, fallback: str) -> RunInfo:
 def trace_fingerprints(run: RunResults) -> dict[str, str]:
     """Task id → fingerprint of what was asked (ground truth, image, notes) from the last
     ``task`` record in trace.jsonl; empty when there is no readable trace."""
-    from ..harness.trace import read_trace
+    from ..harness.trace import TraceReader
+    from ..safe_files import FileAccessError
 
-    try:
-        records, _ = read_trace(run.directory / TRACE_FILE)
-    except OSError:
-        return {}
     out: dict[str, str] = {}
+    try:
+        records = list(_task_records(TraceReader(run.directory / TRACE_FILE)))
+    except FileAccessError:
+        return {}
     for rec in records:
         task_id, fingerprint = rec.get("task_id"), rec.get("fingerprint")
         if rec.get("type") == "task" and isinstance(task_id, str) and isinstance(fingerprint, str) \
                 and fingerprint:
             out[task_id] = fingerprint
     return out
+
+
+def _task_records(records: Any) -> Any:
+    """Only the ``task`` records, as the trace streams by."""
+    return (rec for rec in records if rec.get("type") == "task")
 
 
 def load_results(path: str | Path) -> RunResults:
