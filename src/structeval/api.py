@@ -1,11 +1,14 @@
-"""The public one-call API: FrameCalc JSON in, FrameCalc-style solution out."""
+"""The public one-call API: FrameCalc JSON in, a solution or a verdict out."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .fe import CaseSolution, Kernel, analyze
 from .model import Model, parse_model
+
+if TYPE_CHECKING:
+    from .scoring import Verdict
 
 ZERO_CHOP = 1e-12  # relative to the largest value of its kind, like FrameCalc's O5
 
@@ -47,3 +50,21 @@ def solve(model: Any, *, samples_per_segment: int = 11, spring: float = 0.0,
     parsed = model if isinstance(model, Model) else parse_model(model)
     solution = analyze(parsed, spring=spring, kernel=kernel)[0]
     return solution_to_json(solution, samples_per_segment=samples_per_segment)
+
+
+def score(gt: Any, candidate: Any, *, tolerance: float | None = None) -> Verdict:
+    """Grade ``candidate`` against the ground truth ``gt``; each a dict, JSON text or
+    :class:`Model`. Returns the :class:`~structeval.scoring.Verdict` (``ratio``, ``stage``,
+    ``message``, ``checks``; ``to_dict()``).
+
+    An invalid candidate is a verdict (stage ``"invalid"``, ratio 0), never an error; an
+    invalid or unstable ground truth raises ModelError / MechanismError (a
+    StructEvalError), since that is the benchmark's fault and not the candidate's.
+    ``tolerance`` defaults to the scorer's 2 %.
+    """
+    from .scoring import DEFAULT_TOLERANCE
+    from .scoring import score as score_models
+
+    truth = gt if isinstance(gt, Model) else parse_model(gt)
+    return score_models(truth, candidate,
+                        tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance)
