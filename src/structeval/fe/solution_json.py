@@ -1,0 +1,95 @@
+"""A solution as the public JSON form (``structeval.solve``, ``python -m structeval solve``).
+
+Why its own module, vectorised: the form lists N/V/M samples along every link, a
+few hundred small dicts for a drawing-sized model. Evaluated piece by piece in
+Python that cost more than the solve itself; here every piece of every link is
+sampled in one numpy pass and Python only assembles the dicts. The values are the
+ones :meth:`CaseSolution.link_samples` gives (same linspace, same polynomial
+evaluation, same merging of equal neighbours), which ``tests/test_solution_json.py``
+checks sample for sample.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .problem import REACTION_TYPES
+from .results import CaseSolution
+
+ZERO_CHOP = 1e-12  # relative to the largest value of its kind, like FrameCalc's O5
+SAME = 1e-12  # neighbours closer than this (relative) at one station are one sample
+
+
+def _chop(value: float, scale: float) -> float:
+    return 0.0 if abs(value) <= ZERO_CHOP * scale else value
+
+
+def _reactions(sol: CaseSolution) -> list[dict[str, Any]]:
+    rows = sol.raw.reactions.tolist()
+    listed = [(s.id, name, rows[k][index]) for k, s in enumerate(sol.model.supports)
+              for name, index in REACTION_TYPES[s.kind]]
+    scale = max((abs(v) for _, _, v in listed), default=0.0)
+    return [{"atId": at, "type": name, "value": _chop(v, scale)} for at, name, v in listed]
+
+
+def _stations(s0: np.ndarray, s1: np.ndarray, per_piece: int) -> np.ndarray:
+    """``np.linspace(s0[i], s1[i], per_piece)`` for every row i, bit for bit, in four
+    array operations (linspace's own machinery costs more than the rest of this module
+    on a small model). Its special cases (one station, a step that underflows to zero)
+    are left to linspace, row by row, as before."""
+    step = (s1 - s0) / (per_piece - 1) if per_piece > 1 else s1
+    if per_piece < 2 or not step.all():
+        return np.array([np.linspace(a, b, per_piece) for a, b in zip(s0, s1, strict=True)])
+    ss = np.arange(per_piece, dtype=np.float64) * step[:, None]
+    ss += s0[:, None]
+    ss[:, -1] = s1
+    return ss
+
+
+def _samples(sol: CaseSolution, per_piece: int) -> list[list[dict[str, float]]]:
+    """N/V/M samples per link: ``per_piece`` per stretch between loads and both sides of
+    every jump, neighbours with equal values at one station merged into the later."""
+    n_links = len(sol.model.links)
+    p = sol.raw.pieces
+    rows = p[p[:, 2] > p[:, 1]]
+    if not len(rows):
+        return [[] for _ in range(n_links)]
+    link_of = rows[:, 0]
+    if (link_of[1:] < link_of[:-1]).any():  # the kernel lists pieces by link already
+        rows = rows[np.argsort(link_of, kind="stable")]
+    ss = _stations(rows[:, 1], rows[:, 2], per_piece)
+    t = ss - rows[:, 1:2]
+    c = rows.T[:, :, None]  # coefficient k of every row as a column: c[k]
+    nv = c[(3, 6),] + t * (c[(4, 7),] + t * c[(5, 8),])  # n and v stacked: (2, rows, k)
+    m = c[9] + t * (c[10] + t * (c[11] + t * c[12]))
+    values = np.concatenate((ss[None], nv, m[None])).reshape(4, -1)  # s, n, v, m
+    link = np.repeat(rows[:, 0].astype(np.int64), per_piece)
+    after = values[1:, 1:]
+    same = (np.abs(values[1:, :-1] - after) <= SAME * (1 + np.abs(after))).all(axis=0)
+    same &= (link[:-1] == link[1:]) & (values[0, :-1] == values[0, 1:])
+    if same.any():
+        keep = np.append(~same, True)
+        values, link = values[:, keep], link[keep]
+    m_row = values[3]
+    m_row[np.abs(m_row) <= ZERO_CHOP * sol.max_abs_moment] = 0.0
+    s_, n_, v_, m_ = values.tolist()
+    flat = [{"s": a, "n": b, "v": c_, "m": d} for a, b, c_, d in zip(s_, n_, v_, m_, strict=True)]
+    bounds = np.searchsorted(link, np.arange(n_links + 1)).tolist()
+    return [flat[bounds[i]:bounds[i + 1]] for i in range(n_links)]
+
+
+def solution_to_json(sol: CaseSolution, *, samples_per_segment: int = 11) -> dict[str, Any]:
+    """The CLI/API form: reactions exactly as FrameCalc lists them, N/V/M samples per link
+    (both sides of every jump), the exact max |M| and the nodal displacements."""
+    samples = _samples(sol, samples_per_segment)
+    where_link, where_s = sol.max_abs_moment_at
+    return {
+        "reactions": _reactions(sol),
+        "links": [{"linkId": lk.id, "samples": samples[i]}
+                  for i, lk in enumerate(sol.model.links)],
+        "max_abs_moment": sol.max_abs_moment,
+        "max_abs_moment_at": {"linkId": where_link, "s": where_s},
+        "displacements": sol.displacements(),
+    }
