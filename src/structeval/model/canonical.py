@@ -69,9 +69,18 @@ def _num(value: Any) -> float:
     raise _Deviation
 
 
+def _positive(value: Any) -> float:
+    number = value if type(value) is float and isfinite(value) else _num(value)
+    if number > 0:
+        return number
+    raise _Deviation
+
+
 def _opt_num(obj: dict[str, Any], key: str, default: float) -> float:
     value = obj.get(key)
-    return default if value is None else _num(value)
+    if value is None:
+        return default
+    return value if type(value) is float and isfinite(value) else _num(value)
 
 
 def _ident(value: Any) -> str:
@@ -160,14 +169,10 @@ def _links(items: list[Any], point_ids: set[str], e: float, a: float, iz: float,
         lid = o.get("id")
         if type(lid) is not str or not lid or lid.isspace():
             raise _Deviation
-        values = [e, a, iz]
-        for k, key in enumerate(("E", "A", "Iz")):
-            raw = o.get(key)
-            if raw is not None:
-                value = _num(raw)
-                if not value > 0:
-                    raise _Deviation
-                values[k] = value
+        values = o.get("E"), o.get("A"), o.get("Iz")
+        sec_e = e if values[0] is None else _positive(values[0])
+        sec_a = a if values[1] is None else _positive(values[1])
+        sec_iz = iz if values[2] is None else _positive(values[2])
         ends = o.get("endA"), o.get("endB")
         hinge_a = False if ends[0] is None else _ENDS.get(ends[0]) if type(ends[0]) is str \
             else None
@@ -176,7 +181,7 @@ def _links(items: list[Any], point_ids: set[str], e: float, a: float, iz: float,
         if hinge_a is None or hinge_b is None:
             raise _Deviation
         link = new(Link)
-        link.__dict__.update(id=lid, a=end_a, b=end_b, E=values[0], A=values[1], Iz=values[2],
+        link.__dict__.update(id=lid, a=end_a, b=end_b, E=sec_e, A=sec_a, Iz=sec_iz,
                              hinge_a=hinge_a, hinge_b=hinge_b)
         out.append(link)
     return out
@@ -200,18 +205,23 @@ def _supports(items: list[Any], point_ids: set[str]) -> list[Support]:
 
 def _loads(items: list[Any], point_ids: set[str], link_ids: set[str]) -> list[Any]:
     out: list[Any] = []
+    new = object.__new__
     for o in items:
         if type(o) is not dict:
             raise _Deviation
-        lid = _ident(o.get("id"))
-        kind = o.get("kind")
-        where, tid = _target(o)
+        lid, kind, at = o.get("id"), o.get("kind"), o.get("at")
+        if type(lid) is not str or not lid or lid.isspace() or type(at) is not dict:
+            raise _Deviation
+        where, tid = at.get("type"), at.get("id")
+        if type(tid) is not str:
+            raise _Deviation
         if where == "point":
             if tid not in point_ids or kind == "distributedLoad":
                 raise _Deviation
         elif where != "link" or tid not in link_ids:
             raise _Deviation
-        target = _build(Target, type=where, id=tid)
+        target = new(Target)
+        target.__dict__.update(type=where, id=tid)
         on_link = where == "link"
         if kind == "pointLoad":
             out.append(_build(

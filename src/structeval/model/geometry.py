@@ -68,7 +68,7 @@ def clearly_sane(model: Model, tol: float) -> bool:
                 break
             if abs(ys[by_x[m]] - yi) <= far:
                 return False
-    incident: list[list[int]] = [[] for _ in range(n)]
+    incident: list[list[tuple[int, float, float]]] = [[] for _ in range(n)]
     frames: list[tuple[float, float, float, float, float]] = []
     for li, lk in enumerate(links):
         a, b = index[lk.a], index[lk.b]
@@ -79,8 +79,8 @@ def clearly_sane(model: Model, tol: float) -> bool:
             return False
         ux, uy = dx / length, dy / length
         frames.append((xa, ya, ux, uy, length))
-        incident[a].append(li)
-        incident[b].append(li)
+        incident[a].append((li, ux, uy))  # with the direction it leaves the point in
+        incident[b].append((li, -ux, -uy))
         if abs(dx) <= abs(dy):
             keys, order, low = sorted_x, by_x, min(xa, xa + dx)
         else:
@@ -96,9 +96,14 @@ def clearly_sane(model: Model, tol: float) -> bool:
     for at in incident:
         if not at:
             return False  # a point on no link
+        if len(at) == 1:
+            continue
         for k in range(len(at) - 1):
-            xa, ya, ux, uy, length = frames[at[k]]
-            for j in at[k + 1:]:
+            i, out_x, out_y = at[k]
+            xa, ya, ux, uy, length = frames[i]
+            for j, other_x, other_y in at[k + 1:]:
+                if out_x * other_x + out_y * other_y <= 0.0:
+                    continue  # they leave the point at 90° or more apart: no overlap
                 ox, oy, vx, vy, olength = frames[j]
                 ra_x, ra_y = ox - xa, oy - ya
                 rb_x, rb_y = ra_x + vx * olength, ra_y + vy * olength
