@@ -1,16 +1,21 @@
 """A solution as the public JSON form (``structeval.solve``, ``python -m structeval solve``).
 
-Why its own module, vectorised: the form lists N/V/M samples along every link, a
-few hundred small dicts for a drawing-sized model. Evaluated piece by piece in
-Python that cost more than the solve itself; here every piece of every link is
-sampled in one numpy pass and Python only assembles the dicts. The values are the
-ones :meth:`CaseSolution.link_samples` gives (same linspace, same polynomial
+Why its own module, vectorised and lazy: the form lists N/V/M samples along every
+link, a few hundred small dicts for a drawing-sized model. Evaluated piece by
+piece in Python that cost more than the solve itself. Here every piece of every
+link is sampled in one numpy pass and Python only assembles the dicts, and that
+happens when the samples are first used: :class:`Solution` is a ``dict`` whose
+``"links"`` entry is built on first access (indexing, iteration, ``items()``,
+``json.dumps``, comparison, copying), so a caller who reads the reactions or max
+|M| never pays for the samples. The values are the ones
+:meth:`CaseSolution.link_samples` gives (same linspace, same polynomial
 evaluation, same merging of equal neighbours), which ``tests/test_solution_json.py``
-checks sample for sample.
+checks sample for sample and byte for byte.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -80,16 +85,139 @@ def _samples(sol: CaseSolution, per_piece: int) -> list[list[dict[str, float]]]:
     return [flat[bounds[i]:bounds[i + 1]] for i in range(n_links)]
 
 
-def solution_to_json(sol: CaseSolution, *, samples_per_segment: int = 11) -> dict[str, Any]:
+class _Pending:
+    """What the ``"links"`` slot holds until first use. Not serialisable on purpose: a C
+    extension that reads a dict's storage directly, bypassing the mapping protocol
+    (orjson, msgpack), fails loudly on it instead of writing the samples out as empty."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<samples computed on first use>"
+
+
+PENDING = _Pending()
+
+
+class Solution(dict):  # type: ignore[type-arg]
+    """``structeval.solve``'s result: a plain ``dict`` to every reader that goes through
+    the mapping protocol (which includes ``json.dumps``, ``==``, ``dict(...)``, copies and
+    pickling), with the per-link samples built on first use. ``dict(solution)`` gives a
+    plain dict with everything built."""
+
+    __slots__ = ("_build",)
+
+    def __init__(self, items: dict[str, Any], build: Callable[[], list[dict[str, Any]]]):
+        super().__init__(items)
+        self._build: Callable[[], list[dict[str, Any]]] | None = build
+
+    def _ready(self) -> None:
+        build = self._build
+        if build is not None:
+            dict.__setitem__(self, "links", build())
+            self._build = None
+
+    def __getitem__(self, key: Any) -> Any:
+        if key == "links":
+            self._ready()
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key == "links":
+            self._ready()
+        return dict.get(self, key, default)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if key == "links":
+            self._build = None
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        if key == "links":
+            self._build = None
+        dict.__delitem__(self, key)
+
+    def __iter__(self) -> Iterator[Any]:
+        self._ready()
+        return dict.__iter__(self)
+
+    def items(self) -> Any:
+        self._ready()
+        return dict.items(self)
+
+    def values(self) -> Any:
+        self._ready()
+        return dict.values(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._ready()
+        return dict(dict.items(self))
+
+    __copy__ = copy
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        self._ready()
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> Any:
+        self._ready()
+        return dict.popitem(self)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        self._ready()
+        return dict.setdefault(self, key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._ready()
+        dict.update(self, *args, **kwargs)
+
+    def clear(self) -> None:
+        self._build = None
+        dict.clear(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._ready()
+        if isinstance(other, Solution):
+            other._ready()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __or__(self, other: Any) -> Any:
+        self._ready()
+        return dict.__or__(dict(dict.items(self)), other)
+
+    def __ror__(self, other: Any) -> Any:
+        self._ready()
+        return dict.__or__(other, dict(dict.items(self)))
+
+    def __repr__(self) -> str:
+        self._ready()
+        return dict.__repr__(self)
+
+    def __reduce__(self) -> Any:
+        self._ready()
+        return (dict, (dict(dict.items(self)),))
+
+
+def solution_to_json(sol: CaseSolution, *, samples_per_segment: int = 11) -> Solution:
     """The CLI/API form: reactions exactly as FrameCalc lists them, N/V/M samples per link
-    (both sides of every jump), the exact max |M| and the nodal displacements."""
-    samples = _samples(sol, samples_per_segment)
+    (both sides of every jump; built on first use), the exact max |M| and the nodal
+    displacements."""
+    names = [lk.id for lk in sol.model.links]
+
+    def links() -> list[dict[str, Any]]:
+        samples = _samples(sol, samples_per_segment)
+        return [{"linkId": name, "samples": samples[i]} for i, name in enumerate(names)]
+
     where_link, where_s = sol.max_abs_moment_at
-    return {
+    return Solution({
         "reactions": _reactions(sol),
-        "links": [{"linkId": lk.id, "samples": samples[i]}
-                  for i, lk in enumerate(sol.model.links)],
+        "links": PENDING,
         "max_abs_moment": sol.max_abs_moment,
         "max_abs_moment_at": {"linkId": where_link, "s": where_s},
         "displacements": sol.displacements(),
-    }
+    }, links)
