@@ -61,12 +61,13 @@ def clearly_sane(model: Model, tol: float) -> bool:
     by_y = sorted(range(n), key=ys.__getitem__)
     sorted_x = [xs[i] for i in by_x]
     sorted_y = [ys[i] for i in by_y]
+    swept = sorted(zip(xs, ys, strict=True))
     for k in range(n - 1):
-        xi, yi = sorted_x[k], ys[by_x[k]]
-        for m in range(k + 1, n):
-            if sorted_x[m] - xi > far:
+        xi, yi = swept[k]
+        for xj, yj in swept[k + 1:]:
+            if xj - xi > far:
                 break
-            if abs(ys[by_x[m]] - yi) <= far:
+            if abs(yj - yi) <= far:
                 return False
     incident: list[list[tuple[int, float, float]]] = [[] for _ in range(n)]
     frames: list[tuple[float, float, float, float, float]] = []
@@ -86,8 +87,7 @@ def clearly_sane(model: Model, tol: float) -> bool:
         else:
             keys, order, low = sorted_y, by_y, min(ya, ya + dy)
         high = low + min(abs(dx), abs(dy))
-        for m in range(bisect_left(keys, low - far), bisect_right(keys, high + far)):
-            q = order[m]
+        for q in order[bisect_left(keys, low - far):bisect_right(keys, high + far)]:
             if q in (a, b):
                 continue
             rx, ry = xs[q] - xa, ys[q] - ya
