@@ -61,13 +61,20 @@ def clearly_sane(model: Model, tol: float) -> bool:
     by_y = sorted(range(n), key=ys.__getitem__)
     sorted_x = [xs[i] for i in by_x]
     sorted_y = [ys[i] for i in by_y]
-    swept = sorted(zip(xs, ys, strict=True))
+    # near-coincidences, swept along the wider axis (a column of points shares one x)
+    budget = 8 * (n + len(links))  # pairs measured before deferring to the full check
+    if sorted_x[-1] - sorted_x[0] >= sorted_y[-1] - sorted_y[0]:
+        swept = sorted(zip(xs, ys, strict=True))
+    else:
+        swept = sorted(zip(ys, xs, strict=True))
     for k in range(n - 1):
-        xi, yi = swept[k]
-        for xj, yj in swept[k + 1:]:
-            if xj - xi > far:
+        ui, vi = swept[k]
+        for m in range(k + 1, n):
+            uj, vj = swept[m]
+            if uj - ui > far:
                 break
-            if abs(yj - yi) <= far:
+            budget -= 1
+            if abs(vj - vi) <= far or budget < 0:
                 return False
     incident: list[list[tuple[int, float, float]]] = [[] for _ in range(n)]
     frames: list[tuple[float, float, float, float, float]] = []
@@ -82,12 +89,15 @@ def clearly_sane(model: Model, tol: float) -> bool:
         frames.append((xa, ya, ux, uy, length))
         incident[a].append((li, ux, uy))  # with the direction it leaves the point in
         incident[b].append((li, -ux, -uy))
-        if abs(dx) <= abs(dy):
-            keys, order, low = sorted_x, by_x, min(xa, xa + dx)
-        else:
-            keys, order, low = sorted_y, by_y, min(ya, ya + dy)
-        high = low + min(abs(dx), abs(dy))
-        for q in order[bisect_left(keys, low - far):bisect_right(keys, high + far)]:
+        # the points within the link's extent along x, or along y if those are fewer
+        x0, y0 = min(xa, xa + dx) - far, min(ya, ya + dy) - far
+        x_lo, x_hi = bisect_left(sorted_x, x0), bisect_right(sorted_x, x0 + abs(dx) + 2 * far)
+        y_lo, y_hi = bisect_left(sorted_y, y0), bisect_right(sorted_y, y0 + abs(dy) + 2 * far)
+        near_points = by_x[x_lo:x_hi] if x_hi - x_lo <= y_hi - y_lo else by_y[y_lo:y_hi]
+        budget -= len(near_points)
+        if budget < 0:
+            return False  # a crowded layout: the full check's arrays are cheaper
+        for q in near_points:
             if q in (a, b):
                 continue
             rx, ry = xs[q] - xa, ys[q] - ya
@@ -98,6 +108,8 @@ def clearly_sane(model: Model, tol: float) -> bool:
             return False  # a point on no link
         if len(at) == 1:
             continue
+        if len(at) > 12:
+            return False  # a hub of many links: pairs grow quadratically, check in full
         for k in range(len(at) - 1):
             i, out_x, out_y = at[k]
             xa, ya, ux, uy, length = frames[i]
