@@ -5,11 +5,16 @@ dataset ``run_eval.py`` accepts (local folder and, through a stand-in for the Hu
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+# Tests never use the network: datasets and huggingface_hub stay offline (read at import).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install "
                                            "'structeval[hf]')")
