@@ -23,6 +23,7 @@ datasets = pytest.importorskip("datasets", reason="datasets is not installed (pi
 
 from structeval.dataset import DatasetError, load_tasks  # noqa: E402
 from structeval.dataset import hf_export as hf  # noqa: E402
+from structeval.dataset.hf_format import COLUMNS  # noqa: E402
 from structeval.dataset.paths import DATA_DIR  # noqa: E402
 from tests.fakeserver import fixture as fx  # noqa: E402
 
@@ -84,7 +85,7 @@ def test_datasets_loads_rows_images_and_ground_truth_exactly(source, export, tmp
     for split in ("dev", "test"):
         part = loaded[split]
         assert part.features["image"] == datasets.Image()
-        assert list(part.features) == list(hf.COLUMNS)
+        assert list(part.features) == list(COLUMNS)
         raw = part.cast_column("image", datasets.Image(decode=False))
         for row, raw_row in zip(part, raw, strict=True):
             task = tasks[row["id"]]

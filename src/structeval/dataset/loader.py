@@ -189,10 +189,10 @@ def load_tasks(data_dir: Path | str | None = None, *, split: str | None = None,
     root = resolve_data_dir(data_dir)
     select = {"split": split, "categories": categories, "difficulties": difficulties,
               "id_filter": id_filter, "presentation": presentation}
-    from . import hf_export
+    from . import hf_load
 
-    if isinstance(root, str) or hf_export.is_export(root):
-        return hf_export.load_export_tasks(root, **select)
+    if isinstance(root, str) or hf_load.is_export(root):
+        return hf_load.load_export_tasks(root, **select)
     return _load_folder(root, **select)
 
 
