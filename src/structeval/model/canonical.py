@@ -139,56 +139,68 @@ def _position(obj: dict[str, Any]) -> Position:
     return _build(Position, ref_end=ref, mode=mode, value=value)
 
 
-def _points(items: list[Any]) -> list[Point]:
+def _points(items: list[Any], ids: set[str]) -> list[Point]:
     out = []
     new = object.__new__
     for o in items:
         if type(o) is not dict:
             raise _Deviation
         pid, x, y = o.get("id"), o.get("x"), o.get("y")
-        if type(pid) is not str or not pid or pid.isspace():
+        if type(pid) is not str or not pid or pid.isspace() or pid in ids:
             raise _Deviation
+        ids.add(pid)
         point = new(Point)
-        point.__dict__.update(id=pid, x=x if type(x) is float and isfinite(x) else _num(x),
-                              y=y if type(y) is float and isfinite(y) else _num(y))
+        d = point.__dict__  # stores into the instance dict: half the cost of update(**kw)
+        d["id"] = pid
+        d["x"] = x if type(x) is float and isfinite(x) else _num(x)
+        d["y"] = y if type(y) is float and isfinite(y) else _num(y)
         out.append(point)
     return out
 
 
-def _links(items: list[Any], point_ids: set[str], e: float, a: float, iz: float,
-           ) -> list[Link]:
+def _hinge(value: Any) -> bool:
+    if value is None:
+        return False
+    if type(value) is str:
+        hinge = _ENDS.get(value)
+        if hinge is not None:
+            return hinge
+    raise _Deviation
+
+
+def _links(items: list[Any], point_ids: set[str], ids: set[str],
+           section: tuple[float, float, float]) -> list[Link]:
     out = []
     new = object.__new__
+    e, a, iz = section
     for o in items:
         if type(o) is not dict:
             raise _Deviation
-        end_a, end_b = o.get("a"), o.get("b")
+        lid, end_a, end_b = o.get("id"), o.get("a"), o.get("b")
         if (type(end_a) is not str or type(end_b) is not str or end_a not in point_ids
-                or end_b not in point_ids or end_a == end_b):
+                or end_b not in point_ids or end_a == end_b or type(lid) is not str
+                or not lid or lid.isspace() or lid in ids):
             raise _Deviation
-        lid = o.get("id")
-        if type(lid) is not str or not lid or lid.isspace():
-            raise _Deviation
-        values = o.get("E"), o.get("A"), o.get("Iz")
-        sec_e = e if values[0] is None else _positive(values[0])
-        sec_a = a if values[1] is None else _positive(values[1])
-        sec_iz = iz if values[2] is None else _positive(values[2])
-        ends = o.get("endA"), o.get("endB")
-        hinge_a = False if ends[0] is None else _ENDS.get(ends[0]) if type(ends[0]) is str \
-            else None
-        hinge_b = False if ends[1] is None else _ENDS.get(ends[1]) if type(ends[1]) is str \
-            else None
-        if hinge_a is None or hinge_b is None:
-            raise _Deviation
+        ids.add(lid)
+        sec_e, sec_a, sec_iz = o.get("E"), o.get("A"), o.get("Iz")
         link = new(Link)
-        link.__dict__.update(id=lid, a=end_a, b=end_b, E=sec_e, A=sec_a, Iz=sec_iz,
-                             hinge_a=hinge_a, hinge_b=hinge_b)
+        d = link.__dict__
+        d["id"] = lid
+        d["a"] = end_a
+        d["b"] = end_b
+        d["E"] = e if sec_e is None else _positive(sec_e)
+        d["A"] = a if sec_a is None else _positive(sec_a)
+        d["Iz"] = iz if sec_iz is None else _positive(sec_iz)
+        d["hinge_a"] = _hinge(o.get("endA"))
+        d["hinge_b"] = _hinge(o.get("endB"))
         out.append(link)
     return out
 
 
 def _supports(items: list[Any], point_ids: set[str]) -> list[Support]:
     out = []
+    new = object.__new__
+    ids: set[str] = set()
     for o in items:
         if type(o) is not dict:
             raise _Deviation
@@ -196,22 +208,32 @@ def _supports(items: list[Any], point_ids: set[str]) -> list[Support]:
         if (where is not None and where != "point") or at not in point_ids:
             raise _Deviation
         kind = _choice(o, "kind", _KINDS, None)
-        if kind is None:
+        sid = _ident(o.get("id"))
+        if kind is None or sid in ids:
             raise _Deviation
-        out.append(_build(Support, id=_ident(o.get("id")), at=at, kind=kind,
-                          angle_deg=_opt_num(o, "angleDeg", 0.0)))
+        ids.add(sid)
+        support = new(Support)
+        d = support.__dict__
+        d["id"] = sid
+        d["at"] = at
+        d["kind"] = kind
+        d["angle_deg"] = _opt_num(o, "angleDeg", 0.0)
+        out.append(support)
     return out
 
 
 def _loads(items: list[Any], point_ids: set[str], link_ids: set[str]) -> list[Any]:
     out: list[Any] = []
     new = object.__new__
+    ids: set[str] = set()
     for o in items:
         if type(o) is not dict:
             raise _Deviation
         lid, kind, at = o.get("id"), o.get("kind"), o.get("at")
-        if type(lid) is not str or not lid or lid.isspace() or type(at) is not dict:
+        if (type(lid) is not str or not lid or lid.isspace() or lid in ids
+                or type(at) is not dict):
             raise _Deviation
+        ids.add(lid)
         where, tid = at.get("type"), at.get("id")
         if type(tid) is not str:
             raise _Deviation
@@ -221,31 +243,50 @@ def _loads(items: list[Any], point_ids: set[str], link_ids: set[str]) -> list[An
         elif where != "link" or tid not in link_ids:
             raise _Deviation
         target = new(Target)
-        target.__dict__.update(type=where, id=tid)
+        t = target.__dict__
+        t["type"] = where
+        t["id"] = tid
         on_link = where == "link"
         if kind == "pointLoad":
-            out.append(_build(
-                PointLoad, id=lid, target=target, value=_num(o.get("value")),
-                angle_deg=_opt_num(o, "angleDeg", 0.0),
-                angle_mode=_choice(o, "angleMode", _ANGLE_MODES, AngleMode.RELATIVE),
-                flip=_flip(o), position=_position(o) if on_link else None, kind="pointLoad"))
+            load = new(PointLoad)
+            d = load.__dict__
+            d["id"] = lid
+            d["target"] = target
+            d["value"] = _num(o.get("value"))
+            d["angle_deg"] = _opt_num(o, "angleDeg", 0.0)
+            d["angle_mode"] = _choice(o, "angleMode", _ANGLE_MODES, AngleMode.RELATIVE)
+            d["flip"] = _flip(o)
+            d["position"] = _position(o) if on_link else None
+            d["kind"] = "pointLoad"
         elif kind == "distributedLoad":
             w_start = _num(o.get("wStart"))
             from_start, from_end = _opt_num(o, "fromStart", 0.0), _opt_num(o, "fromEnd", 0.0)
             if from_start < 0 or from_end < 0:
                 raise _Deviation
-            out.append(_build(
-                DistributedLoad, id=lid, target=target, w_start=w_start,
-                w_end=_opt_num(o, "wEnd", w_start), from_start=from_start, from_end=from_end,
-                angle_deg=_opt_num(o, "angleDeg", 0.0),
-                angle_mode=_choice(o, "angleMode", _ANGLE_MODES, AngleMode.RELATIVE),
-                flip=_flip(o), kind="distributedLoad"))
+            load = new(DistributedLoad)
+            d = load.__dict__
+            d["id"] = lid
+            d["target"] = target
+            d["w_start"] = w_start
+            d["w_end"] = _opt_num(o, "wEnd", w_start)
+            d["from_start"] = from_start
+            d["from_end"] = from_end
+            d["angle_deg"] = _opt_num(o, "angleDeg", 0.0)
+            d["angle_mode"] = _choice(o, "angleMode", _ANGLE_MODES, AngleMode.RELATIVE)
+            d["flip"] = _flip(o)
+            d["kind"] = "distributedLoad"
         elif kind == "bendingMoment":
-            out.append(_build(BendingMoment, id=lid, target=target, value=_num(o.get("value")),
-                              flip=_flip(o), position=_position(o) if on_link else None,
-                              kind="bendingMoment"))
+            load = new(BendingMoment)
+            d = load.__dict__
+            d["id"] = lid
+            d["target"] = target
+            d["value"] = _num(o.get("value"))
+            d["flip"] = _flip(o)
+            d["position"] = _position(o) if on_link else None
+            d["kind"] = "bendingMoment"
         else:
             raise _Deviation
+        out.append(load)
     return out
 
 
@@ -264,22 +305,18 @@ def read_canonical(doc: Any, *, defaults: tuple[float, float, float], limit: int
     field deviates from the canonical form, a reference is unknown or an id repeats."""
     if type(doc) is not dict:
         return None
+    point_ids: set[str] = set()
+    link_ids: set[str] = set()
     try:
         raw_points = _array(doc, "points", limit, True)
         raw_links = _array(doc, "links", limit, True)
         raw_supports = _array(doc, "supports", limit, False)
         raw_loads = _array(doc, "loads", limit, False)
-        points = _points(raw_points)
-        point_ids = {p.id for p in points}
-        links = _links(raw_links, point_ids, *defaults)
-        link_ids = {lk.id for lk in links}
+        points = _points(raw_points, point_ids)
+        links = _links(raw_links, point_ids, link_ids, defaults)
         supports = _supports(raw_supports, point_ids)
         loads = _loads(raw_loads, point_ids, link_ids)
     except _Deviation:
-        return None
-    if (len(point_ids) != len(points) or len(link_ids) != len(links)
-            or len({s.id for s in supports}) != len(supports)
-            or len({ld.id for ld in loads}) != len(loads)):
         return None
     return _build(Model, points=tuple(points), links=tuple(links), supports=tuple(supports),
                   loads=tuple(loads))
