@@ -64,9 +64,9 @@ def clearly_sane(model: Model, tol: float) -> bool:
     # near-coincidences, swept along the wider axis (a column of points shares one x)
     budget = 8 * (n + len(links))  # pairs measured before deferring to the full check
     if sorted_x[-1] - sorted_x[0] >= sorted_y[-1] - sorted_y[0]:
-        swept = sorted(zip(xs, ys, strict=True))
+        swept = list(zip(sorted_x, [ys[i] for i in by_x], strict=True))
     else:
-        swept = sorted(zip(ys, xs, strict=True))
+        swept = list(zip(sorted_y, [xs[i] for i in by_y], strict=True))
     for k in range(n - 1):
         ui, vi = swept[k]
         for m in range(k + 1, n):
@@ -89,11 +89,21 @@ def clearly_sane(model: Model, tol: float) -> bool:
         frames.append((xa, ya, ux, uy, length))
         incident[a].append((li, ux, uy))  # with the direction it leaves the point in
         incident[b].append((li, -ux, -uy))
-        # the points within the link's extent along x, or along y if those are fewer
+        # the points within the link's extent along its narrower axis, or along the other
+        # if that one holds many (every point of a long row shares the row's y)
         x0, y0 = min(xa, xa + dx) - far, min(ya, ya + dy) - far
-        x_lo, x_hi = bisect_left(sorted_x, x0), bisect_right(sorted_x, x0 + abs(dx) + 2 * far)
-        y_lo, y_hi = bisect_left(sorted_y, y0), bisect_right(sorted_y, y0 + abs(dy) + 2 * far)
-        near_points = by_x[x_lo:x_hi] if x_hi - x_lo <= y_hi - y_lo else by_y[y_lo:y_hi]
+        if abs(dx) <= abs(dy):
+            lo, hi = bisect_left(sorted_x, x0), bisect_right(sorted_x, x0 + abs(dx) + 2 * far)
+            near_points = by_x[lo:hi]
+            if hi - lo > 8:
+                lo, hi = bisect_left(sorted_y, y0), bisect_right(sorted_y, y0 + abs(dy) + 2 * far)
+                near_points = min(near_points, by_y[lo:hi], key=len)
+        else:
+            lo, hi = bisect_left(sorted_y, y0), bisect_right(sorted_y, y0 + abs(dy) + 2 * far)
+            near_points = by_y[lo:hi]
+            if hi - lo > 8:
+                lo, hi = bisect_left(sorted_x, x0), bisect_right(sorted_x, x0 + abs(dx) + 2 * far)
+                near_points = min(near_points, by_x[lo:hi], key=len)
         budget -= len(near_points)
         if budget < 0:
             return False  # a crowded layout: the full check's arrays are cheaper
