@@ -181,3 +181,33 @@ def test_geometry_shortcut_is_sound_at_the_tolerance() -> None:
     print(f"\nnear-limit models: {confirmed} confirmed sane, {looked_closer} checked in full "
           f"({faulted} with problems)")
     assert confirmed >= 20 and faulted >= 100
+
+
+def _storey_frame(bays: int, storeys: int) -> dict[str, Any]:
+    points = [{"id": f"P{i}_{j}", "x": 5.0 * i, "y": 3.5 * j}
+              for j in range(storeys + 1) for i in range(bays + 1)]
+    links = [{"id": f"C{i}_{j}", "a": f"P{i}_{j - 1}", "b": f"P{i}_{j}"}
+             for j in range(1, storeys + 1) for i in range(bays + 1)]
+    links += [{"id": f"B{i}_{j}", "a": f"P{i}_{j}", "b": f"P{i + 1}_{j}"}
+              for j in range(1, storeys + 1) for i in range(bays)]
+    supports = [{"id": f"S{i}", "at": {"type": "point", "id": f"P{i}_0"}, "kind": "fixed"}
+                for i in range(bays + 1)]
+    return {"points": points, "links": links, "supports": supports, "loads": []}
+
+
+def _line(n: int, vertical: bool) -> dict[str, Any]:
+    points = [{"id": f"P{i}", "x": 0.0 if vertical else float(i),
+               "y": float(i) if vertical else 0.0} for i in range(n)]
+    links = [{"id": f"L{i}", "a": f"P{i}", "b": f"P{i + 1}"} for i in range(n - 1)]
+    return {"points": points, "links": links,
+            "supports": [{"id": "S", "at": {"type": "point", "id": "P0"}, "kind": "fixed"}]}
+
+
+def test_large_regular_models_take_the_shortcut() -> None:
+    """The shortcut's work budget covers real layouts (a 200-member storey frame, 5000
+    members in one line either way), so they are not sent to the quadratic full check."""
+    for doc in (_storey_frame(12, 8), _storey_frame(30, 20), _line(MAX_ITEMS, False),
+                _line(MAX_ITEMS, True)):
+        model = read_canonical(doc, defaults=DEFAULTS, limit=MAX_ITEMS)
+        assert model is not None
+        assert geo.clearly_sane(model, geo.REL_TOL * geo.model_scale(model)), len(model.links)

@@ -62,7 +62,7 @@ def clearly_sane(model: Model, tol: float) -> bool:
     sorted_x = [xs[i] for i in by_x]
     sorted_y = [ys[i] for i in by_y]
     # near-coincidences, swept along the wider axis (a column of points shares one x)
-    budget = 8 * (n + len(links))  # pairs measured before deferring to the full check
+    budget = 32 * (n + len(links)) + 256  # pairs measured before deferring to the full check
     if sorted_x[-1] - sorted_x[0] >= sorted_y[-1] - sorted_y[0]:
         swept = list(zip(sorted_x, [ys[i] for i in by_x], strict=True))
     else:
