@@ -139,7 +139,7 @@ def _position(obj: dict[str, Any]) -> Position:
     return _build(Position, ref_end=ref, mode=mode, value=value)
 
 
-def _points(items: list[Any], ids: set[str]) -> list[Point]:
+def _points(items: list[Any], ids: dict[str, Point]) -> list[Point]:
     out = []
     new = object.__new__
     for o in items:
@@ -148,12 +148,12 @@ def _points(items: list[Any], ids: set[str]) -> list[Point]:
         pid, x, y = o.get("id"), o.get("x"), o.get("y")
         if type(pid) is not str or not pid or pid.isspace() or pid in ids:
             raise _Deviation
-        ids.add(pid)
         point = new(Point)
         d = point.__dict__  # stores into the instance dict: half the cost of update(**kw)
         d["id"] = pid
         d["x"] = x if type(x) is float and isfinite(x) else _num(x)
         d["y"] = y if type(y) is float and isfinite(y) else _num(y)
+        ids[pid] = point
         out.append(point)
     return out
 
@@ -168,7 +168,7 @@ def _hinge(value: Any) -> bool:
     raise _Deviation
 
 
-def _links(items: list[Any], point_ids: set[str], ids: set[str],
+def _links(items: list[Any], point_ids: dict[str, Point], ids: dict[str, Link],
            section: tuple[float, float, float]) -> list[Link]:
     out = []
     new = object.__new__
@@ -181,7 +181,6 @@ def _links(items: list[Any], point_ids: set[str], ids: set[str],
                 or end_b not in point_ids or end_a == end_b or type(lid) is not str
                 or not lid or lid.isspace() or lid in ids):
             raise _Deviation
-        ids.add(lid)
         sec_e, sec_a, sec_iz = o.get("E"), o.get("A"), o.get("Iz")
         link = new(Link)
         d = link.__dict__
@@ -193,11 +192,12 @@ def _links(items: list[Any], point_ids: set[str], ids: set[str],
         d["Iz"] = iz if sec_iz is None else _positive(sec_iz)
         d["hinge_a"] = _hinge(o.get("endA"))
         d["hinge_b"] = _hinge(o.get("endB"))
+        ids[lid] = link
         out.append(link)
     return out
 
 
-def _supports(items: list[Any], point_ids: set[str]) -> list[Support]:
+def _supports(items: list[Any], point_ids: dict[str, Point]) -> list[Support]:
     out = []
     new = object.__new__
     ids: set[str] = set()
@@ -222,7 +222,8 @@ def _supports(items: list[Any], point_ids: set[str]) -> list[Support]:
     return out
 
 
-def _loads(items: list[Any], point_ids: set[str], link_ids: set[str]) -> list[Any]:
+def _loads(items: list[Any], point_ids: dict[str, Point], link_ids: dict[str, Link],
+           ) -> list[Any]:
     out: list[Any] = []
     new = object.__new__
     ids: set[str] = set()
@@ -305,8 +306,8 @@ def read_canonical(doc: Any, *, defaults: tuple[float, float, float], limit: int
     field deviates from the canonical form, a reference is unknown or an id repeats."""
     if type(doc) is not dict:
         return None
-    point_ids: set[str] = set()
-    link_ids: set[str] = set()
+    point_ids: dict[str, Point] = {}
+    link_ids: dict[str, Link] = {}
     try:
         raw_points = _array(doc, "points", limit, True)
         raw_links = _array(doc, "links", limit, True)
@@ -318,5 +319,6 @@ def read_canonical(doc: Any, *, defaults: tuple[float, float, float], limit: int
         loads = _loads(raw_loads, point_ids, link_ids)
     except _Deviation:
         return None
+    # the id maps Model builds on first use (Model.point, Model.link), already at hand
     return _build(Model, points=tuple(points), links=tuple(links), supports=tuple(supports),
-                  loads=tuple(loads))
+                  loads=tuple(loads), _pmap=point_ids, _lmap=link_ids)
