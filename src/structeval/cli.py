@@ -41,7 +41,7 @@ _MAX_FILE = click.option("--max-file-mb", default=MAX_FILE_MB, show_default=True
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
-    """StructuralEval tools: solve and score FrameCalc JSON models."""
+    """StructuralEval tools: solve and score FrameCalc JSON models, evaluate a model."""
 
 
 @main.command()
@@ -99,6 +99,21 @@ def score(gt_path: str, candidate_path: str, tolerance: float, max_file_mb: floa
     except StructEvalError as exc:
         _fail(f"ground truth {gt_path} cannot be graded against: {exc}")
     click.echo(json.dumps(verdict.to_json(), indent=indent or None))
+
+
+@main.command(name="eval", add_help_option=False,
+              context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.pass_context
+def evaluate(ctx: click.Context) -> None:
+    """Evaluate a vision-language model: the options of run_eval.py (see `eval --help`).
+
+    An installed package has no run_eval.py beside it, so this is the same command
+    reachable from the package; the dataset is named with --data-dir or
+    STRUCTEVAL_DATA when there is no checkout.
+    """
+    from .harness.cli import main as run_eval
+
+    run_eval.main(args=list(ctx.args), prog_name=f"{ctx.find_root().info_name} eval")
 
 
 if __name__ == "__main__":

@@ -21,3 +21,12 @@ class DatasetError(StructEvalError):
             lines.append(f"... and {more} more problem(s)")
         head = "dataset problem" if len(self.problems) == 1 else "dataset problems"
         super().__init__(f"{head}:\n  " + "\n  ".join(lines))
+
+
+class DatasetNotFound(DatasetError):
+    """No dataset was named and none sits beside the code (an installed wheel): the
+    message is the one sentence that names the ways to point at one."""
+
+    def __init__(self, sentence: str):
+        self.problems = [sentence]
+        StructEvalError.__init__(self, sentence)

@@ -23,7 +23,6 @@ from ..presentation import Presentation, PresentationError, matches
 from .errors import DatasetError
 from .paths import (
     CATEGORIES,
-    DATA_DIR,
     DIFFICULTIES,
     META_DIR,
     RAW_DIR,
@@ -31,6 +30,7 @@ from .paths import (
     inside,
     is_safe_name,
     raw_path,
+    resolve_data_dir,
 )
 from .rawfile import presentation_of, read_raw, structure_of
 
@@ -64,17 +64,27 @@ class Task:
 
 def _read_meta(path: Path) -> dict[str, Any]:
     try:
-        meta = json.loads(path.read_bytes())
+        data = path.read_bytes()
     except OSError as exc:
         raise DatasetError(f"{path}: cannot read ({exc.strerror})") from None
+    return check_meta(data, str(path), path.stem)
+
+
+def check_meta(data: bytes | str, where: str, expected_id: str | None) -> dict[str, Any]:
+    """A ground-truth meta (JSON text) checked field by field, or a DatasetError naming
+    ``where``; ``expected_id`` is what its id must be (the file name), None to only
+    require a plain name."""
+    try:
+        meta = json.loads(data)
     except (ValueError, RecursionError) as exc:
-        raise DatasetError(f"{path}: not valid JSON ({exc}); {REFRESH}") from None
+        raise DatasetError(f"{where}: not valid JSON ({exc}); {REFRESH}") from None
     if not isinstance(meta, dict):
-        raise DatasetError(f"{path}: a ground-truth meta must be a JSON object; {REFRESH}")
+        raise DatasetError(f"{where}: a ground-truth meta must be a JSON object; {REFRESH}")
     problems = []
-    if not is_safe_name(meta.get("id")) or meta.get("id") != path.stem:
+    if not is_safe_name(meta.get("id")) or (expected_id is not None
+                                            and meta.get("id") != expected_id):
         problems.append(f"id {meta.get('id')!r} must be a plain name equal to the file name "
-                        f"{path.stem!r} (ids may not contain paths)")
+                        f"{expected_id!r} (ids may not contain paths)")
     if not is_safe_name(meta.get("image_filename")):
         problems.append(f"image_filename {meta.get('image_filename')!r} must be a plain file "
                         "name inside data/images (no folders, no '..')")
@@ -100,7 +110,7 @@ def _read_meta(path: Path) -> dict[str, Any]:
         problems.append(f"dxf_filename {dxf!r} must be a plain .dxf file name inside "
                         "data/images")
     if problems:
-        raise DatasetError([f"{path}: {p}" for p in problems])
+        raise DatasetError([f"{where}: {p}" for p in problems])
     return meta
 
 
@@ -164,17 +174,41 @@ def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any]) -> Task:
                 meta, meta.get("notes", ""), structure_of(block), shown, dxf)
 
 
-def load_tasks(data_dir: Path = DATA_DIR, *, split: str | None = None,
+def load_tasks(data_dir: Path | str | None = None, *, split: str | None = None,
                categories: Sequence[str] | None = None,
                difficulties: Sequence[int] | None = None,
                id_filter: str | None = None,
                presentation: Mapping[str, Iterable[str]] | None = None) -> list[Task]:
     """Every task that passes the filters, sorted by id, or one DatasetError listing all faults.
 
+    ``data_dir`` is a ``data/`` folder, a folder written by ``tools/export_hf.py`` or an
+    ``hf://owner/name@revision`` reference (default: :func:`paths.resolve_data_dir`).
     ``split`` is a split name or several joined by commas; ``id_filter`` is a glob
     (``beam-*``) or, without wildcards, a substring of the id; ``presentation`` maps
     factors to accepted values (see :func:`structeval.presentation.parse_selectors`).
     """
+    root = resolve_data_dir(data_dir)
+    select = {"split": split, "categories": categories, "difficulties": difficulties,
+              "id_filter": id_filter, "presentation": presentation}
+    from . import hf_load
+
+    if isinstance(root, str) or hf_load.is_export(root):
+        return hf_load.load_export_tasks(root, **select)
+    return _load_folder(root, **select)
+
+
+def select_metas(metas: Iterable[dict[str, Any]], *, split: str | None,
+                 categories: Sequence[str] | None, difficulties: Sequence[int] | None,
+                 id_filter: str | None,
+                 presentation: Mapping[str, Iterable[str]] | None) -> list[dict[str, Any]]:
+    """The metas the filters keep (shared by the folder and the exported-dataset loader)."""
+    return [m for m in metas
+            if _matches(m, split, categories, difficulties, id_filter, presentation)]
+
+
+def _load_folder(data_dir: Path, *, split: str | None, categories: Sequence[str] | None,
+                 difficulties: Sequence[int] | None, id_filter: str | None,
+                 presentation: Mapping[str, Iterable[str]] | None) -> list[Task]:
     data_dir = Path(data_dir)
     meta_dir = data_dir / META_DIR
     if not meta_dir.is_dir():

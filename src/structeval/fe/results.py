@@ -96,12 +96,10 @@ class CaseSolution:
         rigid = {lk.a for lk in self.model.links if not lk.hinge_a}
         rigid |= {lk.b for lk in self.model.links if not lk.hinge_b}
         held = {s.at for s in self.model.supports if s.kind.value in ("fixed", "slider")}
-        out = []
-        for p, (ux, uy, rz) in zip(self.model.points, self.raw.displacements, strict=True):
-            defined = p.id in rigid or p.id in held
-            out.append({"pointId": p.id, "ux": float(ux), "uy": float(uy),
-                        "rz": float(rz) if defined else None})
-        return out
+        return [{"pointId": p.id, "ux": ux, "uy": uy,
+                 "rz": rz if p.id in rigid or p.id in held else None}
+                for p, (ux, uy, rz) in zip(self.model.points, self.raw.displacements.tolist(),
+                                           strict=True)]
 
 
 def evaluate_cases(cases: Sequence[CaseSolution], link_index: np.ndarray, s: np.ndarray, *,

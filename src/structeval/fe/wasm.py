@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import wasmtime
 
+from ..cachedir import cache_root
 from ..model.errors import StructEvalError
 from .abi import ABI_VERSION, HDR_OUT
 
@@ -38,11 +39,6 @@ PAGE = 65536
 
 class SolverError(StructEvalError):
     """The kernel could not produce an answer (trap, limits, bad numeric input)."""
-
-
-def _cache_dir() -> Path:
-    root = os.environ.get("STRUCTEVAL_CACHE") or os.environ.get("XDG_CACHE_HOME")
-    return Path(root) / "structeval" if root else Path.home() / ".cache" / "structeval"
 
 
 def _engine() -> wasmtime.Engine:
@@ -61,7 +57,7 @@ def _load_module(engine: wasmtime.Engine, wasm: bytes) -> wasmtime.Module:
     key = hashlib.sha256(
         wasm + f"|{metadata.version('wasmtime')}|{platform.machine()}|fuel".encode()
     ).hexdigest()[:32]
-    directory = _cache_dir()
+    directory = cache_root()
     artifact, digest_file = directory / f"{key}.cwasm", directory / f"{key}.sha256"
     try:
         data = artifact.read_bytes()

@@ -100,8 +100,10 @@ def _fail(message: str, output: Path, session: Session | None) -> None:
               help="Run directory; default results/<model>_<prompt>_<UTC time>.")
 @click.option("--resume", is_flag=True,
               help="Continue the run in --output: only missing or unavailable tasks are run.")
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Dataset root (default: the shipped data/).")
+@click.option("--data-dir", metavar="DIR|hf://OWNER/NAME@REV",
+              help="Dataset: a data/ folder, a folder written by tools/export_hf.py, or a "
+                   "Hugging Face dataset hf://owner/name@revision (needs `datasets`); "
+                   "default: STRUCTEVAL_DATA, else the checkout's data/.")
 @click.option("--tolerance", default=0.02, show_default=True,
               type=click.FloatRange(0, 1, min_open=True), help="Scorer's relative tolerance.")
 @click.option("--transport-retries", default=6, show_default=True, type=click.IntRange(1, 100),
@@ -130,7 +132,7 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
          split: str | None, presentation: tuple[str, ...], category: tuple[str, ...],
          difficulty: tuple[int, ...],
          concurrency: int, temperature: float, max_tokens: int, timeout: float, stream: bool,
-         output: Path | None, resume: bool, data_dir: Path | None, tolerance: float,
+         output: Path | None, resume: bool, data_dir: str | None, tolerance: float,
          transport_retries: int, backoff_base: float, backoff_max: float, wait_budget: float,
          max_answer_chars: int, max_image_mb: float, runs: int) -> None:
     """Ask a vision-language model to write each drawing as FrameCalc JSON and grade it."""

@@ -16,6 +16,9 @@ import json
 from ..model import DEFAULT_A, DEFAULT_E, DEFAULT_IZ
 from .settings import PROMPT_TYPES
 
+#: Languages the prompts are written in (``--lang``/``-T lang=``); other values are refused.
+LANGUAGES = ("en",)
+
 _INTRO = """\
 You are a structural engineer. You will see a drawing of a plane structure (a beam, \
 a frame or a truss) with its supports, hinges, loads and dimensions. Describe it \

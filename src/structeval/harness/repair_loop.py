@@ -174,12 +174,18 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
         if graded.grade.ratio >= 1.0:
             break
         previous = (reply.text, repair_text(graded.grade.stage, graded.grade.message))
-    best = max(range(len(grades)), key=lambda i: (grades[i][0], -i))
+    best = best_attempt(grades)
     return _finish(ctx, TaskResult(**base, status=SCORED, ratio=grades[best][0],
                                    stage=grades[best][1], first_attempt_ratio=grades[0][0],
                                    first_attempt_stage=grades[0][1], attempts=len(grades),
                                    tokens=tokens, best_attempt=best + 1,
                                    fingerprint=fingerprint))
+
+
+def best_attempt(grades: list[tuple[float, str]]) -> int:
+    """Index of the attempt that sets the task's score: the highest credit, the earliest
+    of equals (shared with the inspect_ai task so both pick the same attempt)."""
+    return max(range(len(grades)), key=lambda i: (grades[i][0], -i))
 
 
 def _unavailable(ctx: RunContext, base: dict[str, Any], fingerprint: str, attempts: int,

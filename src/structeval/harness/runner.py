@@ -97,7 +97,7 @@ class Session:
                  transport_settings: TransportSettings, policy: RetryPolicy, api_key: str,
                  resume: bool, grader: Grader = scorer_grade,
                  sleep: Callable[[float], None] = time.sleep, runs: int = 1,
-                 data_dir: Path | None = None, max_answer_chars: int = MAX_ANSWER_CHARS,
+                 data_dir: Path | str | None = None, max_answer_chars: int = MAX_ANSWER_CHARS,
                  max_image_bytes: int = MAX_IMAGE_BYTES):
         self.output = Path(output)
         self.data_dir = data_dir  # recorded so that reports find the same dataset
@@ -175,8 +175,7 @@ class Session:
                          "transport": self.transport_settings.to_json(),
                          "retry_policy": asdict(self.policy), "selected_tasks": len(tasks),
                          "runs": self.runs,
-                         "data_dir": str(Path(self.data_dir).resolve()) if self.data_dir
-                         else None})
+                         "data_dir": _recorded(self.data_dir)})
         return {"format": RUN_FORMAT, "grading": self.grading.to_json(), "sessions": sessions,
                 "system_prompt": self.prompt}
 
@@ -270,3 +269,11 @@ def _same_task(task: TaskLike, old: TaskResult, max_image_bytes: int) -> bool:
             == old.fingerprint
     except ImageError:
         return False
+
+
+def _recorded(data_dir: Path | str | None) -> str | None:
+    """--data-dir as run.json keeps it: a folder made absolute, a hub reference as given."""
+    if not data_dir:
+        return None
+    text = str(data_dir)
+    return text if text.startswith("hf://") else str(Path(text).resolve())

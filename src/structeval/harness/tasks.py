@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 
-def select_tasks(data_dir: Path | None, *, split: str | None, categories: Sequence[str],
+def select_tasks(data_dir: Path | str | None, *, split: str | None, categories: Sequence[str],
                  difficulties: Sequence[int], id_filter: str | None,
                  limit: int | None, presentation: Sequence[str] = ()) -> list[Any]:
     """Tasks in dataset order, filtered by the loader, then cut to ``limit``.
@@ -16,11 +16,11 @@ def select_tasks(data_dir: Path | None, *, split: str | None, categories: Sequen
     loader's DatasetError (a StructEvalError) with its explanation, or a
     PresentationError (a ValueError) for an unknown factor or value.
     """
-    from ..dataset import DATA_DIR, load_tasks
+    from ..dataset import load_tasks
     from ..presentation import parse_selectors
 
     selectors = parse_selectors(presentation)
-    tasks = load_tasks(Path(data_dir) if data_dir else DATA_DIR, split=split,
+    tasks = load_tasks(data_dir, split=split,
                        categories=list(categories) or None,
                        difficulties=list(difficulties) or None, id_filter=id_filter,
                        presentation=selectors or None)

@@ -8,6 +8,9 @@ cases are rejected here with the fix, before any solve.
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_left, bisect_right
+
 import numpy as np
 
 from .errors import Issue
@@ -23,9 +26,138 @@ def model_scale(model: Model) -> float:
 
 
 def check_geometry(model: Model) -> list[Issue]:
-    issues: list[Issue] = []
+    """Every geometric problem of ``model`` (empty when none).
+
+    A model that is clearly sane (every tested quantity at least half a tolerance on
+    the safe side) is confirmed by :func:`clearly_sane` without building arrays; only a
+    model near or past a limit gets the full check below, which finds and words every
+    problem. The margin makes the shortcut sound: the full check cannot find a problem
+    that the shortcut waved through, whatever the rounding of either.
+    """
     scale = model_scale(model)
     tol = REL_TOL * scale
+    if clearly_sane(model, tol):
+        return []
+    return _full_check(model, tol)
+
+
+def clearly_sane(model: Model, tol: float) -> bool:
+    """True only if :func:`_full_check` would report nothing; False means "look closer".
+
+    Pure Python, because a drawing has tens of members and numpy's per-call cost would
+    dominate: points are swept in x order for near-coincidences; for each link only the
+    points within its extent along its shorter axis are measured against it; links
+    meeting at a point are tested for running along each other (two collinear links
+    that overlap always share a point or have a point inside one of them, given that no
+    two points nearly coincide).
+    """
+    points, links = model.points, model.links
+    near, far, half = 1.5 * tol, 2.0 * tol, 0.5 * tol
+    index = {p.id: i for i, p in enumerate(points)}
+    xs = [p.x for p in points]
+    ys = [p.y for p in points]
+    n = len(xs)
+    by_x = sorted(range(n), key=xs.__getitem__)
+    by_y = sorted(range(n), key=ys.__getitem__)
+    sorted_x = [xs[i] for i in by_x]
+    sorted_y = [ys[i] for i in by_y]
+    # near-coincidences, swept along the wider axis (a column of points shares one x)
+    budget = 32 * (n + len(links)) + 256  # pairs measured before deferring to the full check
+    if sorted_x[-1] - sorted_x[0] >= sorted_y[-1] - sorted_y[0]:
+        swept = list(zip(sorted_x, [ys[i] for i in by_x], strict=True))
+    else:
+        swept = list(zip(sorted_y, [xs[i] for i in by_y], strict=True))
+    for k in range(n - 1):
+        ui, vi = swept[k]
+        for m in range(k + 1, n):
+            uj, vj = swept[m]
+            if uj - ui > far:
+                break
+            budget -= 1
+            if abs(vj - vi) <= far or budget < 0:
+                return False
+    incident: list[list[tuple[int, float, float]]] = [[] for _ in range(n)]
+    frames: list[tuple[float, float, float, float, float]] = []
+    for li, lk in enumerate(links):
+        a, b = index[lk.a], index[lk.b]
+        xa, ya = xs[a], ys[a]
+        dx, dy = xs[b] - xa, ys[b] - ya
+        length = math.sqrt(dx * dx + dy * dy)
+        if length <= far:
+            return False
+        ux, uy = dx / length, dy / length
+        frames.append((xa, ya, ux, uy, length))
+        incident[a].append((li, ux, uy))  # with the direction it leaves the point in
+        incident[b].append((li, -ux, -uy))
+        # the points within the link's extent along its narrower axis, or along the other
+        # if that one holds many (every point of a long row shares the row's y)
+        x0, y0 = min(xa, xa + dx) - far, min(ya, ya + dy) - far
+        if abs(dx) <= abs(dy):
+            lo, hi = bisect_left(sorted_x, x0), bisect_right(sorted_x, x0 + abs(dx) + 2 * far)
+            near_points = by_x[lo:hi]
+            if hi - lo > 8:
+                lo, hi = bisect_left(sorted_y, y0), bisect_right(sorted_y, y0 + abs(dy) + 2 * far)
+                near_points = min(near_points, by_y[lo:hi], key=len)
+        else:
+            lo, hi = bisect_left(sorted_y, y0), bisect_right(sorted_y, y0 + abs(dy) + 2 * far)
+            near_points = by_y[lo:hi]
+            if hi - lo > 8:
+                lo, hi = bisect_left(sorted_x, x0), bisect_right(sorted_x, x0 + abs(dx) + 2 * far)
+                near_points = min(near_points, by_x[lo:hi], key=len)
+        budget -= len(near_points)
+        if budget < 0:
+            return False  # a crowded layout: the full check's arrays are cheaper
+        for q in near_points:
+            if q in (a, b):
+                continue
+            rx, ry = xs[q] - xa, ys[q] - ya
+            if abs(rx * uy - ry * ux) <= near and half <= rx * ux + ry * uy <= length - half:
+                return False
+    for at in incident:
+        if not at:
+            return False  # a point on no link
+        if len(at) == 1:
+            continue
+        if len(at) > 12:
+            return False  # a hub of many links: pairs grow quadratically, check in full
+        for k in range(len(at) - 1):
+            i, out_x, out_y = at[k]
+            xa, ya, ux, uy, length = frames[i]
+            for j, other_x, other_y in at[k + 1:]:
+                if out_x * other_x + out_y * other_y <= 0.0:
+                    continue  # they leave the point at 90° or more apart: no overlap
+                ox, oy, vx, vy, olength = frames[j]
+                ra_x, ra_y = ox - xa, oy - ya
+                rb_x, rb_y = ra_x + vx * olength, ra_y + vy * olength
+                if abs(ra_x * uy - ra_y * ux) > near or abs(rb_x * uy - rb_y * ux) > near:
+                    continue
+                ta, tb = ra_x * ux + ra_y * uy, rb_x * ux + rb_y * uy
+                if min(max(ta, tb), length) - max(min(ta, tb), 0.0) >= half:
+                    return False
+    if len({s.at for s in model.supports}) != len(model.supports):
+        return False
+    return _loads_clear(model, frames, tol)
+
+
+def _loads_clear(model: Model, frames: list[tuple[float, float, float, float, float]],
+                 tol: float) -> bool:
+    lengths = {lk.id: f[4] for lk, f in zip(model.links, frames, strict=True)}
+    for load in model.loads:
+        if load.target.type != "link":
+            continue
+        length = lengths[load.target.id]
+        if isinstance(load, DistributedLoad):
+            if load.from_start + load.from_end >= length - 2.0 * tol:
+                return False
+            continue
+        s = load.position.s_on(length)  # type: ignore[union-attr]
+        if s < -0.5 * tol or s > length + 0.5 * tol:
+            return False
+    return True
+
+
+def _full_check(model: Model, tol: float) -> list[Issue]:
+    issues: list[Issue] = []
     index = {p.id: i for i, p in enumerate(model.points)}
     xy = np.array([(p.x, p.y) for p in model.points], dtype=float)
     ends = np.array([(index[lk.a], index[lk.b]) for lk in model.links], dtype=np.int64)

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from .canonical import read_canonical
 from .errors import Issue, ModelError
 from .geometry import check_geometry
 from .types import (
@@ -161,12 +162,24 @@ def parse_model(source: Any) -> Model:
     """Validate FrameCalc JSON (text, bytes or a decoded object) into a :class:`Model`.
 
     Raises :class:`ModelError` naming every problem; never any other exception.
+    Canonical documents take a fast reader (:mod:`.canonical`) that builds the same
+    model; anything else, and every document with a problem, is read field by field.
     """
     if isinstance(source, (str, bytes, bytearray)):
         try:
             source = json.loads(source)
         except (ValueError, RecursionError) as exc:
             raise ModelError([Issue("$", f"not valid JSON ({exc})")]) from None
+    try:
+        model = read_canonical(source, defaults=(DEFAULT_E, DEFAULT_A, DEFAULT_IZ),
+                               limit=MAX_ITEMS)
+    except RecursionError:  # a self-referencing object passed from Python
+        model = None
+    if model is not None:  # the fast path: the same model the reader below would build
+        issues = check_geometry(model)
+        if issues:
+            raise ModelError(issues)
+        return model
     try:
         return _parse(source)
     except ModelError:

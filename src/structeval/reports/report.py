@@ -24,24 +24,27 @@ from .runfiles import TRACE_FILE, ResultsError, RunResults, TaskRow, load_result
 from .taskview import TaskView, build_task_view
 
 
-def _recorded_data_dir(directory: Path) -> Path | None:
-    """The --data-dir the run was made with (run.json, last session), if it still exists."""
+def _recorded_data_dir(directory: Path) -> Path | str | None:
+    """The --data-dir the run was made with (run.json, last session), if it still exists
+    (a hub reference ``hf://…`` is returned as it is)."""
     try:
         sessions = json.loads((directory / "run.json").read_text(encoding="utf-8"))["sessions"]
         recorded = sessions[-1].get("data_dir")
     except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return None
+    if isinstance(recorded, str) and recorded.startswith("hf://"):
+        return recorded
     return Path(recorded) if isinstance(recorded, str) and Path(recorded).is_dir() else None
 
 
-def _dataset(data_dir: Path | None) -> tuple[dict[str, Any], str | None]:
-    from ..dataset import DATA_DIR, load_tasks
+def _dataset(data_dir: Path | str | None) -> tuple[dict[str, Any], str | None]:
+    from ..dataset import load_tasks
 
-    root = Path(data_dir) if data_dir is not None else DATA_DIR
     try:
-        return {t.id: t for t in load_tasks(root)}, None
+        return {t.id: t for t in load_tasks(data_dir)}, None
     except StructEvalError as exc:
-        return {}, (f"the dataset in {root} could not be loaded, so input images and ground "
+        where = f"in {data_dir} " if data_dir is not None else ""
+        return {}, (f"the dataset {where}could not be loaded, so input images and ground "
                     f"truths are missing: {str(exc)[:400]}")
 
 

@@ -26,3 +26,8 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         return {"ratio": self.ratio, "stage": self.stage, "message": self.message,
                 "checks": self.checks}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict as plain data (the same as :meth:`to_json`; the name Python users
+        look for first)."""
+        return self.to_json()

@@ -1,0 +1,247 @@
+"""A solution as the public JSON form (``structeval.solve``, ``python -m structeval solve``).
+
+Why its own module, vectorised and lazy: the form lists N/V/M samples along every
+link, a few hundred small dicts for a drawing-sized model. Evaluated piece by
+piece in Python that cost more than the solve itself. Here every piece of every
+link is sampled in one numpy pass and Python only assembles the dicts, and that
+happens when the samples are first used: :class:`Solution` is a ``dict`` whose
+``"links"`` entry is built on first access (indexing, iteration, ``items()``,
+``json.dumps``, comparison, copying), so a caller who reads the reactions or max
+|M| never pays for the samples. The values are the ones
+:meth:`CaseSolution.link_samples` gives (same linspace, same polynomial
+evaluation, same merging of equal neighbours), which ``tests/test_solution_json.py``
+checks sample for sample and byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..model.errors import StructEvalError
+from .problem import REACTION_TYPES
+from .results import CaseSolution
+
+ZERO_CHOP = 1e-12  # relative to the largest value of its kind, like FrameCalc's O5
+SAME = 1e-12  # neighbours closer than this (relative) at one station are one sample
+MAX_SAMPLES = 500_000  # N/V/M samples in one solution (~45 MB of JSON); past it: an error
+
+
+class OutputTooLarge(StructEvalError):
+    """The requested output would be too large to build (samples × links)."""
+
+
+def sample_count(sol: CaseSolution, samples_per_segment: int) -> int:
+    """How many N/V/M samples :func:`solution_to_json` would produce (at most; equal
+    neighbours are merged), computed without producing them."""
+    pieces = sol.raw.pieces
+    return int(np.count_nonzero(pieces[:, 2] > pieces[:, 1])) * samples_per_segment
+
+
+def _chop(value: float, scale: float) -> float:
+    return 0.0 if abs(value) <= ZERO_CHOP * scale else value
+
+
+def _reactions(sol: CaseSolution) -> list[dict[str, Any]]:
+    rows = sol.raw.reactions.tolist()
+    listed = [(s.id, name, rows[k][index]) for k, s in enumerate(sol.model.supports)
+              for name, index in REACTION_TYPES[s.kind]]
+    scale = max((abs(v) for _, _, v in listed), default=0.0)
+    return [{"atId": at, "type": name, "value": _chop(v, scale)} for at, name, v in listed]
+
+
+def _stations(s0: np.ndarray, s1: np.ndarray, per_piece: int) -> np.ndarray:
+    """``np.linspace(s0[i], s1[i], per_piece)`` for every row i, bit for bit, in four
+    array operations (linspace's own machinery costs more than the rest of this module
+    on a small model). Its special cases (one station, a step that underflows to zero)
+    are left to linspace, row by row, as before."""
+    step = (s1 - s0) / (per_piece - 1) if per_piece > 1 else s1
+    if per_piece < 2 or not step.all():
+        return np.array([np.linspace(a, b, per_piece) for a, b in zip(s0, s1, strict=True)])
+    ss = np.arange(per_piece, dtype=np.float64) * step[:, None]
+    ss += s0[:, None]
+    ss[:, -1] = s1
+    return ss
+
+
+def _samples(sol: CaseSolution, per_piece: int) -> list[list[dict[str, float]]]:
+    """N/V/M samples per link: ``per_piece`` per stretch between loads and both sides of
+    every jump, neighbours with equal values at one station merged into the later."""
+    n_links = len(sol.model.links)
+    p = sol.raw.pieces
+    rows = p[p[:, 2] > p[:, 1]]
+    if not len(rows):
+        return [[] for _ in range(n_links)]
+    link_of = rows[:, 0]
+    if (link_of[1:] < link_of[:-1]).any():  # the kernel lists pieces by link already
+        rows = rows[np.argsort(link_of, kind="stable")]
+    ss = _stations(rows[:, 1], rows[:, 2], per_piece)
+    t = ss - rows[:, 1:2]
+    c = rows.T[:, :, None]  # coefficient k of every row as a column: c[k]
+    nv = c[(3, 6),] + t * (c[(4, 7),] + t * c[(5, 8),])  # n and v stacked: (2, rows, k)
+    m = c[9] + t * (c[10] + t * (c[11] + t * c[12]))
+    values = np.concatenate((ss[None], nv, m[None])).reshape(4, -1)  # s, n, v, m
+    link = np.repeat(rows[:, 0].astype(np.int64), per_piece)
+    after = values[1:, 1:]
+    same = (np.abs(values[1:, :-1] - after) <= SAME * (1 + np.abs(after))).all(axis=0)
+    same &= (link[:-1] == link[1:]) & (values[0, :-1] == values[0, 1:])
+    if same.any():
+        keep = np.append(~same, True)
+        values, link = values[:, keep], link[keep]
+    m_row = values[3]
+    m_row[np.abs(m_row) <= ZERO_CHOP * sol.max_abs_moment] = 0.0
+    s_, n_, v_, m_ = values.tolist()
+    flat = [{"s": a, "n": b, "v": c_, "m": d} for a, b, c_, d in zip(s_, n_, v_, m_, strict=True)]
+    bounds = np.searchsorted(link, np.arange(n_links + 1)).tolist()
+    return [flat[bounds[i]:bounds[i + 1]] for i in range(n_links)]
+
+
+class _Pending:
+    """What the ``"links"`` slot holds until first use. Not serialisable on purpose: a C
+    extension that reads a dict's storage directly, bypassing the mapping protocol
+    (orjson, msgpack), fails loudly on it instead of writing the samples out as empty."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<samples computed on first use>"
+
+
+PENDING = _Pending()
+
+
+class Solution(dict):  # type: ignore[type-arg]
+    """``structeval.solve``'s result: a plain ``dict`` to every reader that goes through
+    the mapping protocol (which includes ``json.dumps``, ``==``, ``dict(...)``, copies and
+    pickling), with the per-link samples built on first use. ``dict(solution)`` gives a
+    plain dict with everything built."""
+
+    __slots__ = ("_build",)
+
+    def __init__(self, items: dict[str, Any], build: Callable[[], list[dict[str, Any]]]):
+        super().__init__(items)
+        self._build: Callable[[], list[dict[str, Any]]] | None = build
+
+    def _ready(self) -> None:
+        build = self._build
+        if build is not None:
+            dict.__setitem__(self, "links", build())
+            self._build = None
+
+    def __getitem__(self, key: Any) -> Any:
+        if key == "links":
+            self._ready()
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key == "links":
+            self._ready()
+        return dict.get(self, key, default)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if key == "links":
+            self._build = None
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        if key == "links":
+            self._build = None
+        dict.__delitem__(self, key)
+
+    def __iter__(self) -> Iterator[Any]:
+        self._ready()
+        return dict.__iter__(self)
+
+    def items(self) -> Any:
+        self._ready()
+        return dict.items(self)
+
+    def values(self) -> Any:
+        self._ready()
+        return dict.values(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._ready()
+        return dict(dict.items(self))
+
+    __copy__ = copy
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        self._ready()
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> Any:
+        self._ready()
+        return dict.popitem(self)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        self._ready()
+        return dict.setdefault(self, key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._ready()
+        dict.update(self, *args, **kwargs)
+
+    def clear(self) -> None:
+        self._build = None
+        dict.clear(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._ready()
+        if isinstance(other, Solution):
+            other._ready()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __or__(self, other: Any) -> Any:
+        self._ready()
+        return dict.__or__(dict(dict.items(self)), other)
+
+    def __ror__(self, other: Any) -> Any:
+        self._ready()
+        return dict.__or__(other, dict(dict.items(self)))
+
+    def __repr__(self) -> str:
+        self._ready()
+        return dict.__repr__(self)
+
+    def __reduce__(self) -> Any:
+        self._ready()
+        return (dict, (dict(dict.items(self)),))
+
+
+def solution_to_json(sol: CaseSolution, *, samples_per_segment: int = 11,
+                     max_samples: int = MAX_SAMPLES) -> Solution:
+    """The CLI/API form: reactions exactly as FrameCalc lists them, N/V/M samples per link
+    (both sides of every jump; built on first use), the exact max |M| and the nodal
+    displacements.
+
+    OutputTooLarge when the samples would exceed ``max_samples`` (checked before any is
+    made, so ``--samples 10000`` on a 5,000-link chain is a sentence, not the OOM killer).
+    """
+    needed = sample_count(sol, samples_per_segment)
+    if needed > max_samples:
+        raise OutputTooLarge(
+            f"{samples_per_segment} samples per stretch over {len(sol.model.links):,} links "
+            f"would make {needed:,} samples, more than the cap of {max_samples:,}; lower "
+            "--samples (or raise --max-samples)")
+    names = [lk.id for lk in sol.model.links]
+
+    def links() -> list[dict[str, Any]]:
+        samples = _samples(sol, samples_per_segment)
+        return [{"linkId": name, "samples": samples[i]} for i, name in enumerate(names)]
+
+    where_link, where_s = sol.max_abs_moment_at
+    return Solution({
+        "reactions": _reactions(sol),
+        "links": PENDING,
+        "max_abs_moment": sol.max_abs_moment,
+        "max_abs_moment_at": {"linkId": where_link, "s": where_s},
+        "displacements": sol.displacements(),
+    }, links)

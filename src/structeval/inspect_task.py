@@ -1,0 +1,301 @@
+"""StructuralEval as an inspect_ai task: ``inspect eval src/structeval/inspect_task.py``.
+
+Why: many researchers run every benchmark through inspect_ai, so they get every
+provider inspect supports (OpenAI, Anthropic, Google, vLLM, Hugging Face, any
+OpenAI-compatible server) and its logs and viewer. The task is the same
+benchmark as ``run_eval.py``, not a re-implementation of its rules: the same
+system prompt (:func:`structeval.harness.prompts.system_prompt`), task text,
+image encoding, answer extraction and grading
+(:func:`structeval.harness.grading.grade_answer`), repair feedback
+(:func:`~structeval.harness.prompts.repair_text`), and the same rule that only
+the last failed exchange stays in context. So a model's per-task credit is the
+one ``run_eval.py`` gives for the same answers.
+
+Samples are the dataset's tasks (sample id = task id; category, difficulty,
+split, structure and the presentation factors as metadata). The score value is
+the task's credit 0-1, the best over attempts; its metadata holds the stage,
+pass@1 (the first attempt's credit) and every attempt's stage. Metrics, as
+fractions 0-1: weighted accuracy (Σ credit × difficulty / Σ difficulty) and
+pass@1 weighted accuracy, overall and grouped by category and difficulty.
+
+Task parameters mirror the CLI (``-T max_retries=0``, ``-T prompt_type=strict``,
+``-T split=test``, ``-T category=beam,frame``, ``-T difficulty=4,5``,
+``-T presentation=language=en``, ``-T lang=en``, ``-T data_dir=DIR|hf://…``,
+``-T limit=20``, ``-T filter=beam-*``, ``-T tolerance=0.02``). Installed with
+``pip install 'structeval[inspect]'``, the task is also ``structeval/structeval``.
+
+This module imports inspect_ai at the top, so nothing else in the package imports it;
+its imports are absolute so that inspect can load it by file path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    ContentImage,
+    ContentText,
+    GenerateConfig,
+)
+from inspect_ai.scorer import (
+    SampleScore,
+    Score,
+    Target,
+    grouped,
+    metric,
+    scorer,
+)
+from inspect_ai.solver import Generate, TaskState, solver
+
+from structeval.dataset import Task as DatasetTask
+from structeval.dataset import load_tasks
+from structeval.harness.grading import grade_answer
+from structeval.harness.images import encode_image
+from structeval.harness.prompts import LANGUAGES, repair_text, system_prompt, task_text
+from structeval.harness.repair_loop import best_attempt
+from structeval.harness.settings import PROMPT_TYPES
+from structeval.model import Model, dumps_model
+from structeval.model.errors import StructEvalError
+from structeval.presentation import parse_selectors
+
+STORE_KEY = "structeval_attempts"  # per-sample store: one entry per graded attempt
+
+#: Ground-truth models of the tasks built in this process, under a key naming the set.
+#: Solver and scorer take the key, not the models: inspect records their arguments in
+#: its log, which should hold neither a few hundred models nor objects it cannot write.
+_GROUND_TRUTH: dict[str, dict[str, Model]] = {}
+
+
+def register_ground_truth(items: Sequence[DatasetTask]) -> str:
+    """Keep the tasks' models for the solver and scorer; returns their key."""
+    digest = hashlib.sha256()
+    for item in items:
+        digest.update(f"{item.id}\0{dumps_model(item.model, indent=None)}\0".encode())
+    key = digest.hexdigest()[:16]
+    _GROUND_TRUTH[key] = {item.id: item.model for item in items}
+    return key
+
+
+def _truth(key: str, sample_id: Any) -> Model:
+    return _GROUND_TRUTH[key][str(sample_id)]
+
+
+class TaskParameterError(ValueError):
+    """A ``-T`` parameter inspect passed cannot be used; the message says which and why."""
+
+
+# ---------------------------------------------------------------- parameters
+
+def _names(value: Any, label: str) -> list[str] | None:
+    """``-T category=beam,frame`` (text), ``-T category=[beam, frame]`` (a list) or None."""
+    if value is None or value == "":
+        return None
+    items = value.split(",") if isinstance(value, str) else (
+        list(value) if isinstance(value, list | tuple) else [value])
+    names = [str(v).strip() for v in items if str(v).strip()]
+    if not names:
+        raise TaskParameterError(f"{label} is empty")
+    return names
+
+
+def _levels(value: Any) -> list[int] | None:
+    names = _names(value, "difficulty")
+    if names is None:
+        return None
+    try:
+        levels = [int(v) for v in names]
+    except ValueError:
+        raise TaskParameterError(f"difficulty must be integers 1-5, got {value!r}") from None
+    if any(not 1 <= v <= 5 for v in levels):
+        raise TaskParameterError(f"difficulty must be integers 1-5, got {value!r}")
+    return levels
+
+
+def _selectors(value: Any) -> list[str]:
+    """``language=zh;dimensioning=exam`` (one text) or a list of ``KEY=VALUE``."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [part for part in value.split(";") if part.strip()]
+    if isinstance(value, dict):
+        return [f"{k}={','.join(v) if isinstance(v, list) else v}" for k, v in value.items()]
+    return [str(v) for v in value]
+
+
+def select_dataset_tasks(*, split: str | None, category: Any, difficulty: Any,
+                         presentation: Any, data_dir: str | None, limit: int | None,
+                         id_filter: str | None) -> list[DatasetTask]:
+    """The tasks run_eval.py would select with the same options, in the same order."""
+    try:
+        selectors = parse_selectors(_selectors(presentation))
+    except ValueError as exc:
+        raise TaskParameterError(f"presentation: {exc}") from None
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 1):
+        raise TaskParameterError(f"limit must be a positive integer, got {limit!r}")
+    tasks = load_tasks(data_dir or None, split=split, categories=_names(category, "category"),
+                       difficulties=_levels(difficulty), id_filter=id_filter,
+                       presentation=selectors or None)
+    if not tasks:
+        raise TaskParameterError("no task matches the selection")
+    return tasks[:limit] if limit else tasks
+
+
+def to_sample(item: DatasetTask) -> Sample:
+    """One task as an inspect sample: the text and the drawing, exactly as run_eval sends
+    them (the system prompt is added by the solver, as run_eval adds it per request)."""
+    image = encode_image(item.image_path)
+    content = [ContentText(text=task_text(item.notes)), ContentImage(image=image.data_url)]
+    metadata = {"category": item.category, "difficulty": int(item.difficulty),
+                "split": item.split, "structure": item.structure or item.id,
+                **item.factors()}
+    return Sample(id=item.id, input=[ChatMessageUser(content=content)], target="",
+                  metadata=metadata)
+
+
+# ---------------------------------------------------------------- solver and scorer
+
+def _attempt_record(graded: Any, attempt: int) -> dict[str, Any]:
+    return {"attempt": attempt, "ratio": graded.grade.ratio, "stage": graded.grade.stage,
+            "message": graded.grade.message}
+
+
+@solver
+def repair_loop(truth: str, *, prompt_type: str = "standard",
+                max_retries: int = 3, tolerance: float = 0.02) -> Any:
+    """Ask, grade, and after a failed answer ask again with the diagnosis, up to
+    ``max_retries`` repairs; only the last failed exchange is kept in context."""
+    system = ChatMessageSystem(content=system_prompt(prompt_type))
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = _truth(truth, state.sample_id)
+        question = next(m for m in state.messages if isinstance(m, ChatMessageUser))
+        attempts: list[dict[str, Any]] = []
+        previous: tuple[str, str] | None = None
+        for attempt in range(1, max_retries + 2):
+            messages: list[ChatMessage] = [system, question]
+            if previous is not None:
+                messages += [ChatMessageAssistant(content=previous[0]),
+                             ChatMessageUser(content=previous[1])]
+            state.messages = messages
+            state = await generate(state)
+            text = state.output.completion
+            graded = grade_answer(model, text, tolerance=tolerance)
+            attempts.append({**_attempt_record(graded, attempt), "answer": text})
+            state.store.set(STORE_KEY, attempts)
+            if graded.grade.ratio >= 1.0:
+                break
+            previous = (text, repair_text(graded.grade.stage, graded.grade.message))
+        return state
+
+    return solve
+
+
+@metric
+def weighted_accuracy() -> Callable[[list[SampleScore]], float]:
+    """Σ credit × difficulty / Σ difficulty (run_eval's primary metric, as a fraction)."""
+    def compute(scores: list[SampleScore]) -> float:
+        return _weighted(scores, lambda s: s.score.as_float())
+    return compute
+
+
+@metric
+def pass_at_1() -> Callable[[list[SampleScore]], float]:
+    """The same weighting over the first attempt's credit (no repair)."""
+    def compute(scores: list[SampleScore]) -> float:
+        return _weighted(scores, lambda s: float((s.score.metadata or {}).get(
+            "first_attempt_ratio", 0.0)))
+    return compute
+
+
+def _weighted(scores: Iterable[SampleScore], credit: Callable[[SampleScore], float]) -> float:
+    total = weight = 0.0
+    for item in scores:
+        level = float((item.sample_metadata or {}).get("difficulty", 1))
+        total += credit(item) * level
+        weight += level
+    return total / weight if weight else 0.0
+
+
+def _metrics() -> list[Any]:
+    out: list[Any] = [weighted_accuracy(), pass_at_1()]
+    for group in ("category", "difficulty"):
+        out.append(grouped(weighted_accuracy(), group, all=False,
+                           name_template=f"{group}={{group_name}}"))
+        out.append(grouped(pass_at_1(), group, all=False,
+                           name_template=f"pass@1 {group}={{group_name}}"))
+    return out
+
+
+@scorer(metrics=_metrics())
+def staged_credit(truth: str, *, tolerance: float = 0.02) -> Any:
+    """The task's credit: best over the repair loop's attempts (or, after another solver,
+    the final answer graded once), with stage, pass@1 and explanation."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        attempts = state.store.get(STORE_KEY) or []
+        if not attempts:
+            text = state.output.completion
+            graded = grade_answer(_truth(truth, state.sample_id), text, tolerance=tolerance)
+            attempts = [{**_attempt_record(graded, 1), "answer": text}]
+        best = best_attempt([(a["ratio"], a["stage"]) for a in attempts])
+        chosen = attempts[best]
+        return Score(value=chosen["ratio"], answer=chosen["answer"],
+                     explanation=chosen["message"] or chosen["stage"],
+                     metadata={"stage": chosen["stage"], "best_attempt": best + 1,
+                               "attempts": len(attempts),
+                               "first_attempt_ratio": attempts[0]["ratio"],
+                               "first_attempt_stage": attempts[0]["stage"],
+                               "stages": [a["stage"] for a in attempts]})
+
+    return score
+
+
+# ---------------------------------------------------------------- the task
+
+@task
+def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str | None = None,
+               category: Any = None, difficulty: Any = None, presentation: Any = None,
+               lang: str = "en", data_dir: str | None = None, limit: int | None = None,
+               filter: str | None = None, tolerance: float = 0.02) -> Task:
+    """StructuralEval: drawings of beams, frames and trusses → FrameCalc JSON, graded by an
+    FE solver with staged partial credit. Parameters mirror ``run_eval.py``'s options."""
+    if prompt_type not in PROMPT_TYPES:
+        raise TaskParameterError(f"prompt_type must be one of {', '.join(PROMPT_TYPES)}, "
+                                 f"got {prompt_type!r}")
+    if lang not in LANGUAGES:
+        raise TaskParameterError(f"lang must be one of {', '.join(LANGUAGES)} (the languages "
+                                 f"the prompts are written in), got {lang!r}")
+    if isinstance(max_retries, bool) or not isinstance(max_retries, int) or not (
+            0 <= max_retries <= 20):
+        raise TaskParameterError(f"max_retries must be an integer 0-20, got {max_retries!r}")
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or not (
+            0 < tolerance < 1):
+        raise TaskParameterError(f"tolerance must be a number in (0, 1), got {tolerance!r}")
+    try:
+        chosen = select_dataset_tasks(split=split, category=category, difficulty=difficulty,
+                                      presentation=presentation, data_dir=data_dir,
+                                      limit=limit, id_filter=filter)
+        samples = [to_sample(item) for item in chosen]
+    except StructEvalError as exc:
+        raise TaskParameterError(str(exc)) from None
+    truth = register_ground_truth(chosen)
+    return Task(dataset=MemoryDataset(samples, name="structeval"),
+                solver=repair_loop(truth, prompt_type=prompt_type, max_retries=max_retries,
+                                   tolerance=float(tolerance)),
+                scorer=staged_credit(truth, tolerance=float(tolerance)),
+                config=GenerateConfig(temperature=0.0, max_tokens=8192),
+                metadata={"benchmark": "StructuralEval", "prompt_type": prompt_type,
+                          "max_retries": max_retries, "lang": lang})
+
+
+__all__: Sequence[str] = ["pass_at_1", "repair_loop", "staged_credit", "structeval",
+                          "weighted_accuracy"]

@@ -1,0 +1,208 @@
+"""Hugging Face export: loadable by ``datasets``, lossless, byte-deterministic, and a
+dataset ``run_eval.py`` accepts (local folder and, through a stand-in for the Hub,
+``hf://owner/name@revision``). No test here touches the network."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Tests never use the network: datasets and huggingface_hub stay offline (read at import).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+pa = pytest.importorskip("pyarrow", reason="pyarrow is not installed (pip install "
+                                           "'structeval[hf]')")
+datasets = pytest.importorskip("datasets", reason="datasets is not installed (pip install "
+                                                  "'structeval[hf]')")
+
+from structeval.dataset import DatasetError, load_tasks  # noqa: E402
+from structeval.dataset import hf_export as hf  # noqa: E402
+from structeval.dataset.hf_format import COLUMNS  # noqa: E402
+from structeval.dataset.paths import DATA_DIR  # noqa: E402
+from tests.fakeserver import fixture as fx  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory) -> Path:
+    """A small dataset: the harness fixture plus a few shipped tasks of other splits'
+    kinds (a JPEG scanned drawing among them), so images of both formats and more than
+    one split round-trip."""
+    root = tmp_path_factory.mktemp("hfsrc") / "data"
+    fx.build_dataset(root)
+    shipped = sorted((DATA_DIR / "ground_truth_meta").glob("*.json"))
+    if shipped:
+        picks = [m for m in shipped if json.loads(m.read_text())["image_style"] == "scanned"][:1]
+        picks += shipped[:2]
+        for meta in picks:
+            doc = json.loads(meta.read_text())
+            for sub, name in (("ground_truth_meta", meta.name), ("raw_models", meta.name),
+                              ("images", doc["image_filename"])):
+                (root / sub / name).write_bytes((DATA_DIR / sub / name).read_bytes())
+    # a second split: one fixture task moved to "dev" (its ground truth recomputed)
+    raw = root / "raw_models" / "beam_t02.json"
+    doc = json.loads(raw.read_text())
+    doc["problem"]["split"] = "dev"
+    raw.write_text(json.dumps(doc, indent=2) + "\n")
+    from structeval.dataset.ground_truth import generate
+
+    assert not generate(root)["errors"]
+    return root
+
+
+@pytest.fixture(scope="module")
+def export(source, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("hfout") / "export"
+    summary = hf.export_dataset(source, out)
+    assert summary.rows["dev"] == 1
+    return out
+
+
+def test_export_is_byte_deterministic(source, export, tmp_path):
+    again = hf.export_dataset(source, tmp_path / "again")
+    files = sorted(p.relative_to(export) for p in export.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again.out) for p in again.out.rglob("*")
+                           if p.is_file())
+    assert [str(f) for f in files] == ["README.md", "data/dev-00000-of-00001.parquet",
+                                       "data/test-00000-of-00001.parquet"]
+    for name in files:
+        assert (export / name).read_bytes() == (again.out / name).read_bytes(), name
+
+
+def test_datasets_loads_rows_images_and_ground_truth_exactly(source, export, tmp_path):
+    loaded = datasets.load_dataset(
+        "parquet", data_files={s: str(export / "data" / f"{s}-*.parquet")
+                               for s in ("dev", "test")}, cache_dir=str(tmp_path / "cache"))
+    tasks = {t.id: t for t in load_tasks(source)}
+    seen = []
+    for split in ("dev", "test"):
+        part = loaded[split]
+        assert part.features["image"] == datasets.Image()
+        assert list(part.features) == list(COLUMNS)
+        raw = part.cast_column("image", datasets.Image(decode=False))
+        for row, raw_row in zip(part, raw, strict=True):
+            task = tasks[row["id"]]
+            seen.append(row["id"])
+            assert row["split"] == split == task.split
+            assert raw_row["image"]["bytes"] == task.image_path.read_bytes()
+            assert raw_row["image"]["path"] == task.image_path.name
+            assert row["image"].size == __import__("PIL.Image").Image.open(task.image_path).size
+            assert row["model"] == (source / "raw_models" / f"{task.id}.json").read_text()
+            assert row["ground_truth"] == (source / "ground_truth_meta"
+                                           / f"{task.id}.json").read_text()
+            assert json.loads(row["ground_truth"]) == task.meta
+            assert (row["category"], row["difficulty"], row["notes"], row["structure"]) == (
+                task.category, task.difficulty, task.notes, task.structure)
+            assert {k: row[k] for k in task.factors()} == task.factors()
+            assert row["license"] == "cc-by-4.0" and row["dxf"] is None
+    assert sorted(seen) == sorted(tasks)
+
+
+def test_loader_gives_the_same_tasks_from_the_export(source, export):
+    ours = load_tasks(export)
+    theirs = load_tasks(source)
+    assert [t.id for t in ours] == [t.id for t in theirs]
+    for a, b in zip(ours, theirs, strict=True):
+        assert (a.model, a.meta, a.category, a.difficulty, a.split, a.notes, a.structure,
+                a.presentation) == (b.model, b.meta, b.category, b.difficulty, b.split,
+                                    b.notes, b.structure, b.presentation)
+        assert a.image_path.read_bytes() == b.image_path.read_bytes()
+        assert a.image_path.name == b.image_path.name
+    assert [t.id for t in load_tasks(export, split="dev")] == ["beam_t02"]
+    assert [t.id for t in load_tasks(export, categories=["truss"], id_filter="t01")] == [
+        "truss_t01"]
+
+
+def test_run_eval_debug_passes_on_the_export(export):
+    proc = subprocess.run([sys.executable, str(ROOT / "run_eval.py"), "--debug", "--data-dir",
+                           str(export)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "OVERALL" in proc.stdout and "100.0" in proc.stdout
+
+
+def test_dataset_card_front_matter(export):
+    card = (export / "README.md").read_text()
+    head, _, body = card[4:].partition("\n---\n")
+    assert card.startswith("---\n")
+    assert "license: cc-by-4.0" in head
+    assert "  - split: dev\n    path: data/dev-*.parquet" in head
+    assert "  - split: test\n    path: data/test-*.parquet" in head
+    assert "  - name: image\n    dtype: image" in head
+    assert "  - name: test\n    num_examples:" in head
+    assert "@misc{structuraleval" in body and "CC BY 4.0" in body
+
+
+def test_a_tampered_export_is_refused(export, tmp_path):
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(export / "data" / "test-00000-of-00001.parquet")
+    rows = table.to_pylist()
+    target = next(r for r in rows if r["id"] == "beam_t01")
+    assert '"x": 2' in target["model"]
+    target["model"] = target["model"].replace('"x": 2', '"x": 2.5', 1)
+    bad = tmp_path / "bad"
+    (bad / "data").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema),
+                   bad / "data" / "test-00000-of-00001.parquet")
+    with pytest.raises(DatasetError, match="sha256"):
+        load_tasks(bad)
+    pq.write_table(table.drop_columns(["ground_truth"]),
+                   bad / "data" / "test-00000-of-00001.parquet")
+    with pytest.raises(DatasetError, match="ground_truth missing"):
+        load_tasks(bad)
+
+
+def test_hub_reference_through_datasets(export, monkeypatch, tmp_path):
+    """hf://owner/name@revision goes to datasets.load_dataset(repo, revision=...); here a
+    stand-in serves the local export, so the whole path runs without a network."""
+    asked = []
+    real = datasets.load_dataset
+
+    def fake_load_dataset(repo, revision=None, **kwargs):
+        asked.append((repo, revision))
+        return real("parquet", data_files={
+            s: str(export / "data" / f"{s}-*.parquet") for s in ("dev", "test")},
+            cache_dir=str(tmp_path / "cache"))
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
+    tasks = load_tasks("hf://someone/structeval@v1.0")
+    assert asked == [("someone/structeval", "v1.0")]
+    assert [t.id for t in tasks] == [t.id for t in load_tasks(export)]
+    assert all(a.model == b.model for a, b in zip(tasks, load_tasks(export), strict=True))
+
+
+def test_hub_failures_are_explained(monkeypatch):
+    def offline(repo, revision=None, **kwargs):
+        raise ConnectionError("Couldn't reach 'someone/structeval' on the Hub")
+
+    monkeypatch.setattr(datasets, "load_dataset", offline)
+    with pytest.raises(DatasetError, match=r"cannot load hf://someone/structeval from the "
+                                           r"Hugging Face Hub \(ConnectionError"):
+        load_tasks("hf://someone/structeval")
+    with pytest.raises(DatasetError, match="not a Hugging Face dataset reference"):
+        load_tasks("hf://no-slash")
+    monkeypatch.setitem(sys.modules, "datasets", None)
+    with pytest.raises(DatasetError, match=r"needs the `datasets` package: pip install "
+                                           r"'structeval\[hf\]'"):
+        load_tasks("hf://someone/structeval@main")
+
+
+def test_export_tool_and_run_eval_cli_errors(source, tmp_path):
+    out = tmp_path / "tool"
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "export_hf.py"), "--out",
+                           str(out), "--data-dir", str(source), "--split", "dev",
+                           "--no-progress"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "exported 1 tasks (dev 1)" in proc.stdout
+    proc = subprocess.run([sys.executable, str(ROOT / "run_eval.py"), "--debug", "--data-dir",
+                           "hf://bad"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "not a Hugging Face dataset reference" in proc.stderr
+    assert "Traceback" not in proc.stderr

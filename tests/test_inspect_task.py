@@ -1,0 +1,182 @@
+"""The inspect_ai task against the scripted local server, side by side with run_eval.py.
+
+Both runs get the same scripted answers (keyed by image and attempt), so every
+per-task figure (credit, stage, pass@1, attempts) must be equal, and the requests
+the server saw must be the same conversations: same system prompt, task text,
+image, previous answer and repair feedback.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+inspect_ai = pytest.importorskip("inspect_ai", reason="inspect-ai is not installed "
+                                                      "(pip install 'structeval[inspect]')")
+
+from click.testing import CliRunner  # noqa: E402
+
+from structeval.harness.cli import main as run_eval_main  # noqa: E402
+from tests.fakeserver import fixture as fx  # noqa: E402
+from tests.fakeserver.server import Answer, FakeOpenAI, Script  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> tuple[Path, dict[str, fx.FixtureTask]]:
+    root = tmp_path_factory.mktemp("inspect") / "data"
+    return root, {t.id: t for t in fx.build_dataset(root)}
+
+
+def script(tasks: dict[str, fx.FixtureTask]) -> Script:
+    """Repairs that succeed, repairs that climb stage by stage, one answer right at once,
+    and a task that stays wrong (the default reply: a moved point, geometry)."""
+    sha = {k: fx.image_sha(t) for k, t in tasks.items()}
+    return (Script(Answer(fx.tagged(fx.moved_point("beam_t02", "B", 1.0))))
+            .on(sha["beam_t01"], 1, Answer(fx.tagged(fx.support_kind("beam_t01", "S2", "pin"))))
+            .on(sha["beam_t01"], 2, Answer(fx.fenced(fx.equivalent("beam_t01"))))
+            .on(sha["frame_t01"], 1, Answer(fx.NO_JSON))
+            .on(sha["frame_t01"], 2, Answer(fx.tagged(fx.released("frame_t01", "L2", "endB",
+                                                                   "rigid"))))
+            .on(sha["frame_t01"], 3, Answer(fx.tagged(fx.scaled_load("frame_t01", "Q1", 1.5))))
+            .on(sha["truss_t01"], 1, Answer(fx.boxed(fx.GT_MODELS["truss_t01"]))))
+
+
+def conversations(server: FakeOpenAI) -> dict[tuple[str, int], list[dict]]:
+    """What the model was sent, per (image, attempt), in a provider-neutral form."""
+    out = {}
+    for call in server.calls:
+        messages = []
+        for m in call.body["messages"]:
+            content = m["content"]
+            if isinstance(content, list):
+                content = [{"text": p["text"]} if p["type"] == "text"
+                           else {"image": p["image_url"]["url"]} for p in content]
+            messages.append({"role": m["role"], "content": content})
+        out[(call.image_sha, call.attempt)] = messages
+    return out
+
+
+@pytest.fixture(scope="module")
+def both_runs(data, tmp_path_factory):
+    root, tasks = data
+    work = tmp_path_factory.mktemp("runs")
+    with FakeOpenAI(script(tasks)) as server:
+        result = CliRunner().invoke(run_eval_main, [
+            "--model", "fake-vlm", "--api-base", server.base_url, "--api-key", fx.SECRET_KEY,
+            "--data-dir", str(root), "--output", str(work / "run_eval"), "--max-retries", "2",
+            "--concurrency", "2"])
+        assert result.exit_code == 0, result.output
+        run_eval_calls = conversations(server)
+    results = json.loads((work / "run_eval" / "results.json").read_text())
+
+    from structeval.inspect_task import structeval
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("FAKE_API_KEY", fx.SECRET_KEY)
+    try:
+        with FakeOpenAI(script(tasks)) as server:
+            logs = inspect_ai.eval(structeval(data_dir=str(root), max_retries=2),
+                                   model="openai-api/fake/fake-vlm",
+                                   model_base_url=server.base_url,
+                                   log_dir=str(work / "inspect-logs"), display="none")
+            inspect_calls = conversations(server)
+    finally:
+        mp.undo()
+    return results, logs[0], run_eval_calls, inspect_calls, work
+
+
+def test_inspect_credit_equals_run_eval_per_task(both_runs):
+    results, log, _, _, _ = both_runs
+    assert log.status == "success", log.error
+    theirs = {t["id"]: t for t in results["tasks"]}
+    ours = {s.id: next(iter(s.scores.values())) for s in log.samples}
+    assert sorted(ours) == sorted(theirs) == ["beam_t01", "beam_t02", "frame_t01", "truss_t01"]
+    for task_id, row in theirs.items():
+        score = ours[task_id]
+        assert score.value == row["ratio"], task_id
+        assert score.metadata["stage"] == row["stage"], task_id
+        assert score.metadata["first_attempt_ratio"] == row["first_attempt_ratio"], task_id
+        assert score.metadata["first_attempt_stage"] == row["first_attempt_stage"], task_id
+        assert score.metadata["attempts"] == row["attempts"], task_id
+    # the script's figures, derived by hand: credits 1, 0, 0.75, 1 after repair
+    assert {k: s.value for k, s in ours.items()} == {"beam_t01": 1.0, "beam_t02": 0.0,
+                                                     "frame_t01": 0.75, "truss_t01": 1.0}
+    assert ours["frame_t01"].metadata["stages"] == ["no_json", "releases", "loads"]
+
+
+def test_inspect_metrics_equal_run_eval_summary(both_runs):
+    results, log, _, _, _ = both_runs
+    metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}
+    summary = results["summary"]
+    # weighted: (1·1 + 0·2 + 0.75·3 + 1·2) / 8; pass@1: (0.25·1 + 0 + 0 + 1·2) / 8
+    assert metrics["weighted_accuracy"] == pytest.approx(0.65625, abs=1e-12)
+    assert metrics["pass_at_1"] == pytest.approx(0.28125, abs=1e-12)
+    assert metrics["weighted_accuracy"] * 100 == pytest.approx(summary["weighted_accuracy"])
+    assert metrics["pass_at_1"] * 100 == pytest.approx(summary["pass_at_1_weighted_accuracy"])
+    # beams: (1·1 + 0·2) / 3; difficulty 2 holds beam_t02 (0) and truss_t01 (1)
+    assert metrics["category=beam"] == pytest.approx(1 / 3)
+    assert metrics["category=frame"] == pytest.approx(0.75)
+    assert metrics["difficulty=2"] == pytest.approx(0.5)
+    assert metrics["pass@1 category=beam"] == pytest.approx(0.25 / 3)
+    assert metrics["pass@1 difficulty=3"] == 0.0
+
+
+def test_inspect_sends_the_same_conversations_as_run_eval(both_runs, data):
+    _, _, run_eval_calls, inspect_calls, _ = both_runs
+    _, tasks = data
+    assert set(inspect_calls) == set(run_eval_calls)
+    assert len(run_eval_calls) == 9  # 2 + 3 + 3 + 1 attempts
+    for key, messages in run_eval_calls.items():
+        assert inspect_calls[key] == messages, key
+    # a repair carries only the last failed exchange: system, question, answer, feedback
+    repair = inspect_calls[(fx.image_sha(tasks["frame_t01"]), 3)]
+    assert [m["role"] for m in repair] == ["system", "user", "assistant", "user"]
+    assert repair[2]["content"] == fx.tagged(fx.released("frame_t01", "L2", "endB", "rigid"))
+    assert "hinges" in repair[3]["content"]
+
+
+def test_samples_carry_the_task_metadata(both_runs):
+    _, log, _, _, _ = both_runs
+    sample = next(s for s in log.samples if s.id == "truss_t01")
+    assert sample.metadata["category"] == "truss"
+    assert sample.metadata["difficulty"] == 2
+    assert sample.metadata["split"] == "test"
+    assert sample.metadata["language"] == "en" and sample.metadata["style"] == "cad"
+
+
+def test_logs_hold_no_key(both_runs):
+    work = both_runs[4]
+    written = b"".join(p.read_bytes() for p in (work / "inspect-logs").rglob("*") if p.is_file())
+    assert written, "inspect wrote no log into the given folder"
+    assert fx.SECRET_KEY.encode() not in written
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"lang": "fr"}, "lang must be one of en"),
+    ({"prompt_type": "chatty"}, "prompt_type must be one of"),
+    ({"max_retries": -1}, "max_retries must be an integer"),
+    ({"difficulty": "7"}, "difficulty must be integers 1-5"),
+    ({"presentation": "colour=red"}, "presentation:"),
+    ({"category": "bridge"}, "no task matches"),
+])
+def test_bad_task_parameters_are_refused_clearly(data, args, message):
+    from structeval.inspect_task import TaskParameterError, structeval
+
+    root, _ = data
+    with pytest.raises(TaskParameterError, match=message):
+        structeval(data_dir=str(root), **args)
+
+
+def test_task_parameters_select_like_the_cli(data):
+    from structeval.inspect_task import structeval
+
+    root, _ = data
+    chosen = structeval(data_dir=str(root), category="beam,frame", difficulty=[1, 3])
+    assert [s.id for s in chosen.dataset] == ["beam_t01", "frame_t01"]
+    assert [s.id for s in structeval(data_dir=str(root), limit=1).dataset] == ["beam_t01"]
+    assert [s.id for s in structeval(data_dir=str(root), filter="truss").dataset] == [
+        "truss_t01"]
