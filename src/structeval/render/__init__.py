@@ -6,11 +6,12 @@ draws its bending-moment diagram. Both record every drawn thing (``RenderResult
 """
 
 from .errors import RenderError
-from .figure import render_model
+from .figure import MIN_LONG_SIDE, layout_model, render_model
 from .layout import LayoutItem
 from .moment_diagram import moment_diagram_result, render_moment_diagram
-from .result import RenderResult
+from .result import FigureLayout, RenderResult
 from .styles import SCHEMES, STYLES
 
-__all__ = ["SCHEMES", "STYLES", "LayoutItem", "RenderError", "RenderResult",
-           "moment_diagram_result", "render_model", "render_moment_diagram"]
+__all__ = ["MIN_LONG_SIDE", "SCHEMES", "STYLES", "FigureLayout", "LayoutItem", "RenderError",
+           "RenderResult", "layout_model", "moment_diagram_result", "render_model",
+           "render_moment_diagram"]

@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 
 from ..model.semantics import distributed_extent, force_direction, link_axis
 from ..model.types import DistributedLoad, Model
-from .arrows import HEAD_LEN, LabelRequest, arrow, fmt_number
+from .arrows import LabelRequest, arrow, fmt_number
+from .glyphs import Anchor, Glyph
 from .scene import LAYER_LOAD, Prim, Scene, Stroke, along
-from .shapes import XY, Shape, polyline_capsules
+from .shapes import XY, Shape, point_segment_distance, polyline_capsules
 
 ROW_HEIGHT = 34.0  # px of the largest intensity
 SPACING = 24.0  # px between arrows
 STACK_GAP = 6.0
+ROW_HEAD = 9.0
 
 
 @dataclass
@@ -44,7 +46,10 @@ def _figure_dir(v: tuple[float, float]) -> XY:
 
 
 def draw_distributed(scene: Scene, model: Model, load: DistributedLoad, occ: Occupancy,
-                     member_gap: float) -> list[LabelRequest]:
+                     member_gap: float, keep_clear: list[tuple[XY, float]] = ()
+                     ) -> list[LabelRequest]:
+    """The row; ``keep_clear`` are discs (centre, radius) drawn later on the member (the
+    couples' arcs): a row over one is stacked beyond it rather than drawn through it."""
     link = model.link(load.target.id)
     ex, ey, _ = link_axis(model, link)
     e = _figure_dir((ex, ey))
@@ -65,9 +70,14 @@ def draw_distributed(scene: Scene, model: Model, load: DistributedLoad, occ: Occ
         side = nrm if nrm[0] * side[0] + nrm[1] * side[1] >= 0 else (-nrm[0], -nrm[1])
     base = member_gap + occ.reach(link.id, s0, s1, side) + (STACK_GAP if occ.reach(
         link.id, s0, s1, side) else 0.0)
+    start, end = along(a0, e, s0 * scene.k), along(a0, e, s1 * scene.k)
+    over = [r for c, r in keep_clear if point_segment_distance(c, start, end) < r + 2.0]
+    if over and not axial:
+        base = max(base, max(over) + STACK_GAP)
     prims: list[tuple[Prim, int]] = []
     shapes: list[Shape] = []
     tails: list[XY] = []
+    tips: list[XY] = []
     width = scene.style.line_width
     for s, w in zip(stations, ws, strict=True):
         q = along(a0, e, s * scene.k)
@@ -81,10 +91,13 @@ def draw_distributed(scene: Scene, model: Model, load: DistributedLoad, occ: Occ
             h = ROW_HEIGHT * abs(w) / wmax if wmax > 0 else 0.0
             tail = along(tip, a, -h)
         if math.hypot(tip[0] - tail[0], tip[1] - tail[1]) > 1.0:
-            ap, ash = arrow(tail, tip, width, head_len=min(HEAD_LEN, 9.0))
+            ap, ash = arrow(tail, tip, width, head_len=ROW_HEAD)
             prims += ap
             shapes += ash
+        else:
+            tip = tail
         tails.append(tail)
+        tips.append(tip)
     if not axial:
         prims.append((Stroke(tuple(tails), width, "load"), LAYER_LOAD))
         shapes += polyline_capsules(tails, width / 2 + 0.5)
@@ -92,7 +105,11 @@ def draw_distributed(scene: Scene, model: Model, load: DistributedLoad, occ: Occ
     else:
         outer = base + 16.0
     occ.add(link.id, s0, s1, side, outer)
-    scene.add("load", load.id, "load", "row", prims, shapes)
+    ends = tuple(along(a0, e, s * scene.k) for s in (s0, s1))
+    glyph = Glyph("row", paths={"tips": tuple(tips), "tails": tuple(tails)},
+                  lengths={"head": ROW_HEAD})
+    scene.add("load", load.id, "load", "row", prims, shapes, glyph=glyph,
+              anchor=Anchor(f"link:{link.id}", ends))
     return _labels(load, tails, side, e)
 
 
