@@ -33,7 +33,7 @@ from .geometry import (
 from .topology import JOIN, Topology
 from .view import Drawing, Glyph, ReadError, Text
 
-REACH = 2.5  # cap heights: an arrow's end this close to the structure touches it
+REACH = 2.5  # dimension-text cap heights: an arrow's end this close to the structure touches it
 MARK_AT = 2.0  # px: an angle mark's vertex at an arrow's tail or a surface's end
 
 
@@ -192,8 +192,9 @@ def force_place(top: Topology, tail: XY, tip: XY, yard: float) -> Place:
             slack = JOIN / math.dist(a, b)
             if -slack <= t <= 1 + slack:
                 return place_at(top, q)
+    # an arrow acts where its head touches the structure; else where its tail starts
     d_tip, d_tail = _near_structure(top, tip), _near_structure(top, tail)
-    end = tip if d_tip <= d_tail else tail
+    end = tip if d_tip <= reach else tail
     if min(d_tip, d_tail) > reach:
         raise ReadError("a force arrow touches nothing")
     # a joint on the line of action next to that end

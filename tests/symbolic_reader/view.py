@@ -57,9 +57,13 @@ class Drawing:
 
     @property
     def yard(self) -> float:
-        """The drawing's own yardstick: the cap height of its texts (px). Distances that
-        mean "touching" or "beside" scale with it, as a reader's eye does with the page."""
-        caps = sorted(t.cap for t in self.texts)
+        """The drawing's own yardstick: the cap height of its dimension texts (px).
+        Distances that mean "touching" or "beside" scale with it, as a reader's eye
+        does with the page."""
+        from .texts import parse
+
+        caps = sorted(t.cap for t in self.texts if (v := parse(t.text)) and v.kind == "length")
+        caps = caps or sorted(t.cap for t in self.texts)
         if not caps:
             raise ReadError("the drawing has no text")
         return caps[len(caps) // 2]

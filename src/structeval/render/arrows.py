@@ -26,6 +26,7 @@ class LabelRequest:
     prefer: XY | None
     colour_role: str = "load"
     first_gap: float = 3.0
+    also: tuple[XY, ...] = ()  # further anchors to try, ring by ring with the first
 
 
 def fmt_number(value: float) -> str:

@@ -38,6 +38,7 @@ TICK = 4.5
 OVERSHOOT = 4.0
 HALO = 2.5
 STOP_SHORT = 4.0  # px between an extension line's end and its place
+LOCAL_OFFSET = 26.0  # px from a member to a local chain beside it
 
 
 def features(model: Model) -> list[tuple[float, float]]:
@@ -311,6 +312,12 @@ def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
             options = [(walks[(s, station[i])].crosses > 0, s, i) for i in members_of
                        for s in (0, 1) if i in walks[(s, station[i])].reached]
             if not options:
+                i = members_of[0]
+                if found[i].target.startswith("link:") and (
+                        found[i].axes in (name, "either") and i not in either_done):
+                    _local_chain(scene, model, name, found[i], tol)
+                    if found[i].axes == "either":
+                        either_done.add(i)
                 continue
             _, side, i = min(options)
             plan.used.add((side, values[station[i]]))
@@ -321,6 +328,40 @@ def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
             _reserve(scene, plan.near if side == 0 else plan.far, path)
         plans.append(plan)
     return plans
+
+
+def _local_chain(scene: Scene, model: Model, name: str, place: Place, tol: float) -> None:
+    """A short chain beside the member, from a load's place to the member's nearer end, for
+    a place no chain outside the drawing can reach (e.g. a load on a middle column level
+    with something at the outer ones): as a textbook dimensions such a place locally."""
+    link = model.link(place.target.split(":", 1)[1])
+    c = _coord(name, place.world)
+    ends = sorted((model.point(link.a), model.point(link.b)),
+                  key=lambda p: abs(_coord(name, (p.x, p.y)) - c))
+    end = next((p for p in ends if abs(_coord(name, (p.x, p.y)) - c) > tol), None)
+    if end is None:
+        return
+    pts = [scene.px(*place.world), scene.px(end.x, end.y)]
+    along = (1.0, 0.0) if name == "x" else (0.0, 1.0)
+    best: tuple[int, Axis, float] | None = None
+    for out in ((0.0, 1.0), (0.0, -1.0)) if name == "x" else ((1.0, 0.0), (-1.0, 0.0)):
+        axis = Axis(name, along, out)
+        o_line = max(axis.coords(p)[1] for p in pts) + LOCAL_OFFSET
+        a0, a1 = sorted(axis.coords(p)[0] for p in pts)
+        band = Capsule(axis.fig(a0, o_line), axis.fig(a1, o_line), 14.0)
+        hits = len(scene.layout.obstacles.shape_hits(band, 0.0))
+        if best is None or hits < best[0]:
+            best = (hits, axis, o_line)
+    assert best is not None
+    _, axis, o_line = best
+    stations = sorted(axis.coords(p)[0] for p in pts)
+    depth = {axis.coords(p)[0]: axis.coords(p)[1] for p in pts}
+    values = [_coord(name, place.world), _coord(name, (end.x, end.y))]
+    if axis.coords(pts[0])[0] > axis.coords(pts[1])[0]:
+        values.reverse()
+    _line(scene, axis, stations, depth, o_line, "local")
+    candidates = _beside_horizontal if name == "x" else _beside_vertical
+    _texts(scene, axis, stations, values, o_line, "local-value", candidates)
 
 
 def _nearest(values: list[float], c: float) -> int:

@@ -14,6 +14,7 @@ from .degrade import degrade, tilt_map
 from .dimensions import distinct, draw_dimensions, features, plan_dimensions
 from .errors import RenderError
 from .layout import LayoutItem
+from .legibility import RULES, Record, check
 from .legibility.record import box_distance, glyph_segments
 from .legibility.texts import NEAREST_PAD, NEAREST_RATIO, glyph_type_for
 from .letters import place_letters
@@ -33,6 +34,8 @@ MIN_GAP_PX = 58.0  # the shortest dimension fits its "0.25 m" between its ticks
 MAX_SPAN_PX = 2400.0
 MAX_CANVAS_PX = 6000
 MIN_LONG_SIDE = 1600  # px: delivered figures are at least this large on their long side
+ROOMIER = (1.0, 1.3, 1.7)  # scale factors tried in turn while a layout is too crowded
+MAX_GROWN_PX = 3000.0  # the larger side of a structure enlarged for room
 
 
 def auto_scale(model: Model) -> float:
@@ -109,7 +112,7 @@ def place_requests(scene: Scene, requests: list[LabelRequest]) -> None:
         place_label(scene, req.text, scene.style.sizes[req.size_key], req.owner, req.owner_type,
                     req.role, anchor=req.anchor, prefer=req.prefer, colour_role=req.colour_role,
                     radii=[req.first_gap + r - RADII[0] for r in RADII],
-                    accept=nearest_own(scene, req))
+                    accept=nearest_own(scene, req), also=req.also)
 
 
 def delivered(scene: Scene, style: Style, seed: int, min_long_side: int | None,
@@ -135,21 +138,47 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
     return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
 
 
+def lay_out(model: Model, style: Style, k: float) -> tuple[Scene, dict[str, str]]:
+    """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels."""
+    scene = Scene(style, k)
+    draw_members(scene, model)
+    draw_hinges(scene, model)
+    requests = draw_supports(scene, model)
+    requests += draw_loads(scene, model)
+    plans = plan_dimensions(scene, model)  # before labels: they keep off extension lines
+    letters = place_letters(scene, model)
+    place_requests(scene, requests)
+    draw_dimensions(scene, model, plans)  # last: chains go outside everything, labels included
+    return scene, letters
+
+
+def crowded(scene: Scene) -> bool:
+    """Whether the layout breaks a legibility rule that more room could mend."""
+    rec = Record(scene.layout.items, 0, 0, on_page=False)
+    return bool(check(rec, {k: v for k, v in RULES.items() if k != "size"}))
+
+
 def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float | None,
                 scheme: str) -> tuple[Scene, dict[str, str]]:
-    """Every primitive and the layout record of the figure, in design pixels."""
+    """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
+    first layout is too crowded to satisfy the legibility rules."""
     parsed = as_model(model)
     check_drawable(parsed)
-    scene = Scene(get_style(style, scheme), resolve_scale(parsed, scale))
-    draw_members(scene, parsed)
-    draw_hinges(scene, parsed)
-    requests = draw_supports(scene, parsed)
-    requests += draw_loads(scene, parsed)
-    plans = plan_dimensions(scene, parsed)  # before labels: they keep off extension lines
-    letters = place_letters(scene, parsed)
-    place_requests(scene, requests)
-    draw_dimensions(scene, parsed, plans)  # last: chains go outside everything, labels included
+    st = get_style(style, scheme)
+    if scale is not None:
+        return lay_out(parsed, st, resolve_scale(parsed, scale))
+    k = auto_scale(parsed)
+    span = _span(parsed)
+    for grow in ROOMIER:
+        scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)))
+        if not crowded(scene):
+            break
     return scene, letters
+
+
+def _span(model: Model) -> float:
+    xs, ys = [p.x for p in model.points], [p.y for p in model.points]
+    return max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
 
 
 def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,

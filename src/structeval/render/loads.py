@@ -32,11 +32,12 @@ from .scene import LAYER_LOAD, Prim, Scene, Stroke, along
 from .shapes import XY, Box, Capsule, point_segment_distance
 
 ARROW_LEN = 52.0
-MOMENT_R = 24.0
+MOMENT_R = 27.0
 MOMENT_HEAD = 15.0  # px along the arc: ≥ 0.8 × the load text's cap height
 MOMENT_HEAD_HALF = 6.5
 SIDE_OFFSET = 14.0
-MOMENT_SWEEP = 290.0
+FREE_END = 30.0  # px: a pulling arrow's tip keeps this far from every member
+MOMENT_SWEEP = 280.0
 
 
 def _tip_gap(scene: Scene, model: Model, load: PointLoad | BendingMoment) -> float:
@@ -96,22 +97,37 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
             beside = (at[0] - a[1] * side * SIDE_OFFSET, at[1] + a[0] * side * SIDE_OFFSET)
             # only where no other member is: a tip on another member would say "here"
             if all(point_segment_distance(beside, p, q) > 0.7 * SIDE_OFFSET for p, q in others):
-                options.append(("push", along(beside, a, -ARROW_LEN), beside, frozenset()))
+                options.append(("beside", along(beside, a, -ARROW_LEN), beside, frozenset()))
     slanted = _needs_angle_mark(model, load, a)
 
-    def lies_on_member(mode: str, tip: XY) -> bool:
+    def lies_on_member(mode: str) -> bool:
         """An arrow drawn over a member of its point hides which end acts."""
-        if math.dist(tip, at) > gap + 11.0 and mode == "push":
-            return False  # laid beside
+        if mode == "beside":
+            return False
         away = (-a[0], -a[1]) if mode == "push" else a
         return any(d[0] * away[0] + d[1] * away[1] > 0.9999 for d in around)
 
+    member_ends = [it.glyph.paths["ends"] for it in scene.layout.items
+                   if it.kind == "member" and it.glyph is not None]
+
     def cost(o: tuple[str, XY, XY, frozenset[int]]) -> int:
+        """Clean arrows first, then arrows crossing a little, then arrows drawn over a
+        member of their point (still read by their head); never one whose far end or
+        (laid beside) tip touches something else: a reader would take that for the place."""
         mode, tail, tip, rows = o
-        free_end = tail if mode == "push" else tip
+        free_end = tip if mode == "pull" else tail
         crowd = scene.layout.obstacles.hits((free_end[0] - 8.0, free_end[1] - 8.0,
                                               free_end[0] + 8.0, free_end[1] + 8.0), 0.0)
-        return (1000 * lies_on_member(mode, tip) + _arrow_hits(scene, tail, tip, mode, rows)
+        under = [e for e in member_ends if lies_on_member(mode) and _parallel(e, a)
+                 and min(math.dist(e[0], at), math.dist(e[1], at)) < 1.0]
+        near_member = min((point_segment_distance(free_end, p, q) for p, q in member_ends
+                           if (p, q) not in under), default=math.inf)
+        unreadable = (mode == "pull" and near_member < FREE_END) or (
+            mode != "pull" and near_member < 4.0) or (mode == "beside" and bool(
+                scene.layout.obstacles.hits((tip[0] - 4.0, tip[1] - 4.0, tip[0] + 4.0,
+                                             tip[1] + 4.0), 0.0)))
+        return (1000 * unreadable + 60 * lies_on_member(mode)
+                + _arrow_hits(scene, tail, tip, "whole" if mode == "beside" else mode, rows)
                 + (_mark_hits(scene, tail) if slanted else 0) + 6 * len(crowd))
 
     mode, tail, tip, _ = min(options, key=cost)
@@ -120,9 +136,10 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
                   lengths={"head": HEAD_LEN, "head_width": 2 * HEAD_HALF})
     scene.add("load", load.id, "load", "arrow", prims, shapes, glyph=glyph,
               anchor=Anchor(_target(load), (at,)))
-    far, outward = (tail, (-a[0], -a[1])) if mode == "push" else (tip, a)
+    far, outward = (tip, a) if mode == "pull" else (tail, (-a[0], -a[1]))
+    middle = ((tail[0] + tip[0]) / 2, (tail[1] + tip[1]) / 2)
     requests = [LabelRequest(f"{fmt_number(abs(load.value))} kN", "load", load.id, "load",
-                             "value", far, outward)]
+                             "value", far, outward, also=(middle,))]
     requests += _angle_mark(scene, model, load, tail, tip, a, Anchor(_target(load), (at,)))
     return requests
 
@@ -139,7 +156,8 @@ def _arrow_hits(scene: Scene, tail: XY, tip: XY, mode: str, rows: frozenset[int]
     d = (tip[0] - tail[0], tip[1] - tail[1])
     n = math.hypot(*d)
     u = (d[0] / n, d[1] / n)
-    a, b = (tail, along(tip, u, -8.0)) if mode == "push" else (along(tail, u, 8.0), tip)
+    a, b = {"push": (tail, along(tip, u, -8.0)), "pull": (along(tail, u, 8.0), tip),
+            "whole": (tail, tip)}[mode]
     if not scene.layout.obstacles.shape_hits(Capsule(a, b, 3.0), 1.0, rows):
         return 0
     length = math.hypot(b[0] - a[0], b[1] - a[1])
@@ -194,18 +212,30 @@ def _moment_tip_options(scene: Scene, model: Model, load: BendingMoment) -> list
     head_span = math.degrees(MOMENT_HEAD / MOMENT_R)
     obstacles = scene.layout.obstacles
 
-    def rank(tip_deg: float) -> tuple[int, float]:
+    members_here = frozenset(
+        i for i, it in enumerate(scene.layout.items) if it.kind == "member"
+        and it.glyph is not None and (it.owner == load.target.id if load.target.type == "link"
+                                      else min(math.dist(e, centre)
+                                               for e in it.glyph.paths["ends"]) < 0.5))
+    members_here |= frozenset(i for i, it in enumerate(scene.layout.items)
+                              if it.kind == "support" and it.anchor is not None
+                              and math.dist(it.anchor.at[0], centre) < 0.5)
+
+    def touching(points: list[XY], pad: float, ignore: frozenset[int]) -> int:
+        return sum(len(obstacles.hits((q[0] - pad, q[1] - pad, q[0] + pad, q[1] + pad), 1.0,
+                                      ignore)) for q in points)
+
+    def rank(tip_deg: float) -> tuple[int, int, float]:
         back = -1.0 if ccw else 1.0
         mid = tip_deg + back * head_span / 2
         clearance = min((abs((mid - d + 180.0) % 360.0 - 180.0) for d in own_deg),
                         default=180.0)
         head = arc_points(centre, MOMENT_R, tip_deg + back * head_span, tip_deg, step=5.0)
-        hits = 0
-        for q in head:
-            r = (q[0] - MOMENT_HEAD_HALF, q[1] - MOMENT_HEAD_HALF, q[0] + MOMENT_HEAD_HALF,
-                 q[1] + MOMENT_HEAD_HALF)
-            hits += len(obstacles.hits(r, 2.0))
-        return (hits, -round(clearance, 3))
+        arc = arc_points(centre, MOMENT_R, tip_deg + back * MOMENT_SWEEP,
+                         tip_deg + back * head_span, step=8.0)
+        # the head touches nothing; the arc nothing but the members (and support) at its point
+        return (touching(head, MOMENT_HEAD_HALF, frozenset()),
+                touching(arc, 1.5, members_here), -round(clearance, 3))
 
     return sorted((float(a) for a in range(0, 360, 10)), key=rank)
 

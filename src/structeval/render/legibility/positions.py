@@ -248,7 +248,8 @@ def _lettered(rec: Record, p: XY) -> bool:
 
 
 
-TOUCH_CAPS = 2.5  # an arrow's near end within this many cap heights of its place
+PUSH_CAPS = 2.2  # a pushing arrow's tip within this many dimension-text caps of its place
+PULL_CAPS = 2.8  # a pulling arrow's tip at least this many caps from every member
 
 
 def _near_structure(rec: Record, p: XY) -> float:
@@ -256,13 +257,21 @@ def _near_structure(rec: Record, p: XY) -> float:
                default=math.inf)
 
 
+def yardstick(rec: Record) -> float:
+    """The cap height of the dimension texts: the scale a reader judges "touching" by."""
+    caps = sorted(it.glyph.lengths["cap"] for it in rec.labels
+                  if it.glyph is not None and it.owner_type == "dimension")
+    caps = caps or sorted(it.glyph.lengths["cap"] for it in rec.labels if it.glyph is not None)
+    return caps[len(caps) // 2] if caps else 10.0
+
+
 def arrows_point(rec: Record) -> list[Violation]:
     """A force arrow shows its place: its line of action runs through it (or, laid beside
-    a member it is parallel to, its tip is level with it), its near end is close to it,
-    and its far end is clearly farther from the structure than its near end."""
+    a member it is parallel to, its tip is level with it). A pushing arrow's tip is next
+    to the place; a pulling arrow starts at it and its tip is clearly off the structure
+    (a reader takes an arrow's head touching the structure for the place)."""
     out = []
-    caps = sorted(it.glyph.lengths["cap"] for it in rec.labels if it.glyph is not None)
-    yard = caps[len(caps) // 2] if caps else 10.0
+    yard = yardstick(rec)
     for it in rec.glyphs("arrow"):
         g, anchor = it.glyph, it.anchor
         if g is None or anchor is None:
@@ -272,17 +281,18 @@ def arrows_point(rec: Record) -> list[Violation]:
         n = math.hypot(*d)
         off = abs(d[0] * (at[1] - tail[1]) - d[1] * (at[0] - tail[0])) / n
         who = f"force {it.owner}"
-        near, far = (tip, tail) if math.dist(tip, at) <= math.dist(tail, at) else (tail, tip)
-        beside = _beside(rec, d, at) and off > PLACE_TOL
-        if off > PLACE_TOL and not (near is tip and beside):
+        pushing = math.dist(tip, at) <= math.dist(tail, at)
+        beside = off > PLACE_TOL and _beside(rec, d, at)
+        if off > PLACE_TOL and not (pushing and beside):
             out.append(Violation("arrows", who, f"its line of action misses its place by "
                                  f"{off:.1f} px"))
-        if math.dist(near, at) > TOUCH_CAPS * yard:
+        near = tip if pushing else tail
+        if math.dist(near, at) > PUSH_CAPS * yard:
             out.append(Violation("arrows", who, f"its arrow ends {math.dist(near, at):.0f} px "
                                  "from its place"))
-        if not beside and _near_structure(rec, far) <= _near_structure(rec, near) + 0.25 * yard:
-            out.append(Violation("arrows", who, "its far end is as close to the structure as "
-                                 "its near end: a reader cannot tell which end acts"))
+        if not pushing and _near_structure(rec, tip) < PULL_CAPS * yard:
+            out.append(Violation("arrows", who, "it starts at its place but its head touches "
+                                 "the structure: a reader takes the head's end for the place"))
     return out
 
 

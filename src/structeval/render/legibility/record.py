@@ -37,6 +37,7 @@ class Record:
     items: Sequence[LayoutItem]
     width: int
     height: int
+    on_page: bool = True  # False: design pixels of a scene not yet placed on a canvas
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     @classmethod

@@ -2,7 +2,8 @@
 
 A couple is only a couple if its arrowhead shows which way it turns: the arc
 sweeps most of a circle, the head is long compared with the text beside it, and
-nothing crosses the arc (bar the members at its point) or touches the head. A
+nothing crosses the arc (bar the members and the support at its point) or touches
+the head. A
 support symbol is only its kind if its parts can be told apart: a fixed wall with
 many long hatch strokes, a pin's or roller's triangle, a roller's wheels.
 """
@@ -60,6 +61,12 @@ def couples(rec: Record) -> list[Violation]:
             "link:") else None
         for other in rec.items:
             if other is it:
+                continue
+            if other.kind == "support" and other.anchor is not None and math.dist(
+                    other.anchor.at[0], own_point) < 1.0:
+                if any(touches(h, s, 0.0) for h in head for s in other.shapes):
+                    out.append(Violation("couples", who, f"support {other.owner} at its point "
+                                         "touches its arrowhead"))
                 continue
             if other.kind == "member":
                 a, b = other.glyph.paths["ends"]  # type: ignore[union-attr]

@@ -29,7 +29,7 @@ def overlaps(rec: Record) -> list[Violation]:
     for i, lab in enumerate(labels):
         x0, y0, x1, y1 = lab.bbox
         who = f"text {lab.text!r} ({lab.owner})"
-        if x0 < 0 or y0 < 0 or x1 > rec.width or y1 > rec.height:
+        if rec.on_page and (x0 < 0 or y0 < 0 or x1 > rec.width or y1 > rec.height):
             out.append(Violation("texts", who, f"outside the {rec.width}×{rec.height} page"))
         box = Box(lab.bbox)
         for g in graphics:
@@ -102,7 +102,8 @@ def dimension_texts(rec: Record) -> list[Violation]:
             if best is None or perp < best[0]:
                 best = (perp, k)
         who = f"dimension text {lab.text!r}"
-        want = {"value": "chain", "far-value": "far-chain", "total-value": "total"}[lab.role]
+        want = {"value": "chain", "far-value": "far-chain", "total-value": "total",
+                "local-value": "local"}[lab.role]
         if best is None:
             out.append(Violation("dimensions", who, "lies beside no chain"))
             continue
