@@ -6,7 +6,16 @@ import math
 from typing import Any
 
 from .dims import Spot, coordinates
-from .loads import Direction, Loads, Place, _angle_marks, read_couples, read_forces, read_rows
+from .loads import (
+    Direction,
+    Loads,
+    Place,
+    _angle_marks,
+    box_of,
+    read_couples,
+    read_forces,
+    read_rows,
+)
 from .supports import read_supports
 from .topology import Topology, read_hinges, read_topology
 from .view import ReadError, drawing, reader_view
@@ -25,18 +34,55 @@ def read_drawing(record: dict[str, Any], notes: str = "") -> dict[str, Any]:
     marks = _angle_marks(d)
     loads = Loads(read_forces(d, top, marks), read_couples(d, top), read_rows(d, top))
     supports = read_supports(d, top, marks)
-    spots = [Spot(p, frozenset(top.members_at(j))) for j, p in enumerate(top.joints)]
+    covers = _covers(d, top, loads, supports)
+    spots = [Spot(p, frozenset(top.members_at(j)), tuple(covers.get(("joint", j), [])))
+             for j, p in enumerate(top.joints)]
     load_spot: dict[int, int] = {}
     for place in loads.places():
         if place.joint is None and id(place) not in load_spot:
             load_spot[id(place)] = len(spots)
-            spots.append(Spot(place.px, frozenset({place.member})))  # type: ignore[arg-type]
+            spots.append(Spot(place.px, frozenset({place.member}),  # type: ignore[arg-type]
+                              tuple(covers.get(("place", id(place)), []))))
     got = coordinates(d, top, spots)
     world = _joint_coordinates(top, got)
     for place in loads.places():
         if place.joint is None:
             _check_on_member(top, world, place, got[load_spot[id(place)]])
     return _model(top, world, supports, loads, got, load_spot)
+
+
+Box = tuple[float, float, float, float]
+
+
+def _covers(d, top: Topology, loads: Loads, supports: list) -> dict[tuple[str, int], list[Box]]:  # type: ignore[no-untyped-def, type-arg]
+    """What is drawn for each place (its supports, hinges, loads and their angle marks): an
+    extension line may stop at these before reaching the place."""
+    out: dict[tuple[str, int], list[Box]] = {}
+
+    def key(place: Place) -> tuple[str, int]:
+        return ("joint", place.joint) if place.joint is not None else ("place", id(place))
+
+    for s in supports:
+        out.setdefault(("joint", s.joint), []).append(box_of(s.glyph, 2.0))
+    for g in d.of("hinge"):
+        j = top.joint_at(g.pts["centre"], 1.5 * g.num["r"] + 2.0)  # on it or touching it
+        if j is not None:
+            out.setdefault(("joint", j), []).append(box_of(g, 1.0))
+    for f in loads.forces:
+        out.setdefault(key(f.place), []).append(box_of(f.glyph, 1.0))
+    for c in loads.couples:
+        out.setdefault(key(c.place), []).append(box_of(c.glyph, 1.0))
+    for r in loads.rows:
+        for place in (r.start, r.end):
+            out.setdefault(key(place), []).append(box_of(r.glyph, 1.0))
+    tails = {key(f.place): f.glyph.pts["tail"] for f in loads.forces}
+    grounds = {("joint", s.joint): s.glyph.paths.get("ground_line", ()) for s in supports}
+    for g in d.of("angle"):
+        v = g.pts["vertex"]
+        for k, at in [*tails.items(), *((k, e) for k, ends in grounds.items() for e in ends)]:
+            if math.dist(v, at) <= 2.0:
+                out.setdefault(k, []).append(box_of(g, 1.0))
+    return out
 
 
 def _joint_coordinates(top: Topology, got: list[dict[str, float]]) -> list[tuple[float, float]]:

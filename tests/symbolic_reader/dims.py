@@ -155,6 +155,24 @@ class Spot:
 
     px: XY
     members: frozenset[int]  # the members that belong to it (meet there / carry it)
+    cover: tuple[tuple[float, float, float, float], ...] = ()  # its own symbols' boxes
+
+
+BRIDGE = 1.5  # dimension-text caps: how far short of its place an extension line may end
+
+
+def _bare(p: XY, q: XY, boxes: tuple[tuple[float, float, float, float], ...]) -> float:
+    """Length of p–q outside the boxes (an extension line may stop at its place's own
+    support or load; the rest of the way must be short)."""
+    n = math.dist(p, q)
+    steps = max(1, math.ceil(n))
+    bare = 0
+    for k in range(steps):
+        t = (k + 0.5) / steps
+        x, y = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
+        if not any(b[0] - 2 <= x <= b[2] + 2 and b[1] - 2 <= y <= b[3] + 2 for b in boxes):
+            bare += 1
+    return n * bare / steps
 
 
 def coordinates(d: Drawing, top: Topology, spots: list[Spot]) -> list[dict[str, float]]:
@@ -170,6 +188,8 @@ def coordinates(d: Drawing, top: Topology, spots: list[Spot]) -> list[dict[str, 
             here = [i for i, sp in enumerate(spots) if abs(dot(sp.px, c.along) - s) <= ON_LINE]
             here.sort(key=lambda i: math.dist(spots[i].px, inner))
             prev, allowed = inner, set()
+            if here and _bare(inner, spots[here[0]].px, spots[here[0]].cover) > BRIDGE * d.yard:
+                continue  # the line stops short of everything: it points at nothing
             for i in here:
                 allowed = allowed | set(spots[i].members)
                 if not _clear(top, prev, spots[i].px, allowed):

@@ -61,12 +61,14 @@ class Force:
     place: Place
     value: float
     direction: Direction
+    glyph: Glyph | None = None
 
 
 @dataclass
 class Couple:
     place: Place
     value: float  # signed, CCW positive
+    glyph: Glyph | None = None
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Row:
     w_start: float
     w_end: float
     direction: Direction
+    glyph: Glyph | None = None
 
 
 @dataclass
@@ -229,7 +232,7 @@ def read_forces(d: Drawing, top: Topology, marks: list[tuple[Glyph, float]]) -> 
         tail, tip = g.pts["tail"], g.pts["tip"]
         place = force_place(top, tail, tip, d.yard)
         direction = _direction(top, unit(sub(tip, tail)), place.member, tail, marks)
-        out.append(Force(place, _value(owners[i][0]), direction))
+        out.append(Force(place, _value(owners[i][0]), direction, g))
     return out
 
 
@@ -251,7 +254,7 @@ def read_couples(d: Drawing, top: Topology) -> list[Couple]:
         if abs(turning) < 1e-9:
             raise ReadError("a couple's arrowhead shows no sense")
         value = _value(owners[i][0])
-        out.append(Couple(place_at(top, c), value if turning > 0 else -value))
+        out.append(Couple(place_at(top, c), value if turning > 0 else -value, g))
     return out
 
 
@@ -289,6 +292,21 @@ def _row_member(top: Topology, g: Glyph) -> tuple[int, list[XY]]:
     return best[1], best[2]
 
 
+def _profile(top: Topology, member: int, tips: tuple[XY, ...], tails: tuple[XY, ...],
+             ) -> list[float]:
+    """The intensity profile as drawn: how far each arrow's tail stands above the row's
+    base (the tips' line); an arrow may stop short of the member where something else is
+    drawn on it (a couple's arc), its tail still shows the intensity."""
+    a, b = top.segment(top.members[member])
+    base = min(point_segment(p, a, b) for p, q in zip(tips, tails, strict=True)
+               if math.dist(p, q) > 0.5)
+    return [max(0.0, _line_distance(q, a, b) - base) for q in tails]
+
+
+def _line_distance(p: XY, a: XY, b: XY) -> float:
+    return abs(cross(unit(sub(b, a)), sub(p, a)))
+
+
 def read_rows(d: Drawing, top: Topology) -> list[Row]:
     rows = d.of("row")
 
@@ -303,7 +321,7 @@ def read_rows(d: Drawing, top: Topology) -> list[Row]:
     for i, g in enumerate(rows):
         member, stations = _row_member(top, g)
         tips, tails = g.paths["tips"], g.paths["tails"]
-        lengths = [math.dist(p, q) for p, q in zip(tips, tails, strict=True)]
+        lengths = _profile(top, member, tips, tails)
         found = owners[i]
         ends = (tails[0], tails[-1])
         if len(found) == 1:
@@ -327,10 +345,22 @@ def read_rows(d: Drawing, top: Topology) -> list[Row]:
                     if math.dist(p, q) > 0.5)
         direction = _direction(top, seen, member, tails[0], [])
         out.append(Row(member, place_at(top, stations[0]), place_at(top, stations[-1]),
-                       w0, w1, direction))
+                       w0, w1, direction, g))
     return out
 
 
 def read_loads(d: Drawing, top: Topology) -> Loads:
     marks = _angle_marks(d)
     return Loads(read_forces(d, top, marks), read_couples(d, top), read_rows(d, top))
+
+
+def box_of(g: Glyph, pad: float = 0.0) -> tuple[float, float, float, float]:
+    """The glyph's extent in page coordinates (what of the page it occupies)."""
+    pts = list(g.pts.values()) + [p for path in g.paths.values() for p in path]
+    grow = pad + max(g.num.get("head_width", 0.0) / 2, g.num.get("r", 0.0) if "centre" in g.pts
+                     else 0.0)
+    if "centre" in g.pts and "r" in g.num:
+        c, r = g.pts["centre"], g.num["r"]
+        pts += [(c[0] - r, c[1] - r), (c[0] + r, c[1] + r)]
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return (min(xs) - grow, min(ys) - grow, max(xs) + grow, max(ys) + grow)

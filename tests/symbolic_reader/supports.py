@@ -27,6 +27,7 @@ class Support:
     joint: int
     kind: str
     angle: float  # FrameCalc angleDeg
+    glyph: Glyph | None = None
 
 
 def _surface_angle(g: Glyph, marks: list[tuple[Glyph, float]]) -> XY:
@@ -52,7 +53,7 @@ def read_supports(d: Drawing, top: Topology, marks: list[tuple[Glyph, float]]) -
         if j is None:
             raise ReadError(f"a {kind} symbol stands at no joint")
         if kind in ("pin", "fixed"):
-            out.append(Support(j, kind, 0.0))
+            out.append(Support(j, kind, 0.0, g))
             continue
         to_joint = unit(sub(g.pts["attach"], g.pts["ground"]))
         exact = axis_angle(to_joint)
@@ -66,5 +67,5 @@ def read_supports(d: Drawing, top: Topology, marks: list[tuple[Glyph, float]]) -
             n = math.degrees(math.atan2(normal[1], normal[0]))
         # roller: n = (−sin θ, cos θ) → θ = n − 90°; slider: n = (cos θ, sin θ) → θ = n
         angle = (n - 90.0) if kind == "roller" else n
-        out.append(Support(j, kind, angle % 360.0))
+        out.append(Support(j, kind, angle % 360.0, g))
     return out

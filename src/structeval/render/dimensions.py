@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from ..model.semantics import distributed_extent, link_axis, world_point_of_load
 from ..model.types import DistributedLoad, Model
 from .arrows import fmt_number
-from .fonts import text_size
+from .fonts import cap_height, text_size
 from .glyphs import Glyph
+from .legibility.positions import BRIDGE_CAPS
 from .placement import place_label
 from .scene import LAYER_THIN, Prim, Scene, Stroke
-from .shapes import XY, Capsule, Rect, Shape
+from .shapes import XY, Box, Capsule, Rect, Shape
 
 OFFSET = 24.0  # px from the drawing to the first chain
 TOTAL_OFFSET = 16.0
@@ -216,6 +217,27 @@ def _blocked(scene: Scene, axis: Axis, a0: float, o_from: float, o_to: float,
                for da in (-HALO, 0.0, HALO))
 
 
+def _bridged(scene: Scene, axis: Axis, a0: float, outside: float, first_o: float,
+             structural: frozenset[int], own: frozenset[int]) -> bool:
+    """Where the line will stop (at the place's own symbol, if one is in the way), the rest
+    of the way to the place is covered by that symbol or short (legibility.positions)."""
+    back = (-axis.out[0], -axis.out[1])
+    room = outside - first_o
+    hit = first_block(scene, axis.fig(a0, outside), back, room, structural)
+    if hit is None:
+        return True
+    end_o = outside - hit + 2.0
+    boxes: list[Shape] = [Box(scene.layout.items[i].bbox) for i in own]
+    bare = 0.0
+    steps = max(1, math.ceil(end_o - first_o))
+    for k in range(steps):
+        o = end_o - (end_o - first_o) * (k + 0.5) / steps
+        x, y = axis.fig(a0, o)
+        if not any(b.hits((x - 0.5, y - 0.5, x + 0.5, y + 0.5), 2.0) for b in boxes):
+            bare += (end_o - first_o) / steps
+    return bare <= BRIDGE_CAPS * cap_height(scene.style.sizes["dim"]) - STOP_SHORT
+
+
 def _walk(scene: Scene, axis: Axis, on_station: list[int], pxs: list[XY],
           members: list[tuple[XY, XY]], incident: list[list[tuple[XY, XY]]],
           structural: frozenset[int]) -> Walk:
@@ -225,7 +247,10 @@ def _walk(scene: Scene, axis: Axis, on_station: list[int], pxs: list[XY],
     x0, y0, x1, y1 = scene.layout.extent()
     outside = axis.reach((x0, y0, x1, y1)) + 10.0
     first_o = axis.coords(pxs[order[0]])[1]
-    if _blocked(scene, axis, a0, outside, first_o, structural | _own(scene, pxs[order[0]])):
+    own = _own(scene, pxs[order[0]])
+    if _blocked(scene, axis, a0, outside, first_o, structural | own):
+        return Walk((), 0)
+    if not _bridged(scene, axis, a0, outside, first_o, structural, own):
         return Walk((), 0)
     crosses = _crossings(axis, a0, outside, first_o, members, incident[order[0]])
     reached = [order[0]]

@@ -14,12 +14,14 @@ import math
 
 from ..glyphs import Anchor
 from ..layout import LayoutItem
-from ..shapes import XY, Capsule, Shape, touches
+from ..shapes import XY, Box, Capsule, Shape, touches
 from .record import Record, Violation, point_segment
 
 PLACE_TOL = 1.0  # px: a place on a tick's line (the record is exact; this is round-off)
 AXIS_TOL_DEG = 0.5  # a member this close to an axis is visibly along it
 TRIM = 4.0  # px at a place's end of a line of sight that may touch what is drawn there
+BRIDGE_CAPS = 1.5  # an extension line stops at most this many text caps short of its place
+# (not counting its place's own symbols in between)
 
 
 def _dot(a: XY, b: XY) -> float:
@@ -94,7 +96,24 @@ def _clear(rec: Record, places: Places, p: XY, q: XY, i: int, j: int | None) -> 
             continue
         if any(touches(gap, s, 0.0) for s in _stops(it)):
             return False
+    if j is None:  # from a line's end to its place: bridged by the place's own things only
+        shapes: list[Shape] = [Box(it.bbox) for it in places.own_items(i)]
+        if _uncovered(p, q, shapes) > BRIDGE_CAPS * yardstick(rec):
+            return False
     return True
+
+
+def _uncovered(p: XY, q: XY, shapes: list[Shape], step: float = 1.0) -> float:
+    """Length of p–q not within a couple of px of any of ``shapes``."""
+    n = math.dist(p, q)
+    count = max(1, math.ceil(n / step))
+    bare = 0
+    for k in range(count):
+        t = (k + 0.5) / count
+        x, y = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
+        if not any(s.hits((x - 0.5, y - 0.5, x + 0.5, y + 0.5), 2.0) for s in shapes):
+            bare += 1
+    return n * bare / count
 
 
 def _stops(item: LayoutItem) -> list[Shape]:
@@ -119,6 +138,8 @@ def reached(rec: Record, places: Places) -> dict[str, set[int]]:
         a, b = g.paths["line"]
         along = ((b[0] - a[0]) / math.dist(a, b), (b[1] - a[1]) / math.dist(a, b))
         for tick, inner in zip(g.paths["ticks"], g.paths["ext_inner"], strict=True):
+            if math.dist(tick, inner) < 1.0:
+                continue  # no extension line: the tick points at nothing in particular
             station = _dot(tick, along)
             here = [i for i, p in enumerate(places.points)
                     if abs(_dot(p, along) - station) <= PLACE_TOL]
