@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate StructuralEval problems (raw models + images) into a data folder.
 
-    python tools/synthesize.py --count 330 --seed 1                # balanced over category × level
+    python tools/synthesize.py --count 330 --seed 1                # the core set's 330 generated
     python tools/synthesize.py --count 20 --seed 7 --category truss --difficulty 4 --split fresh
     python tools/synthesize.py --classics                          # the hand-authored problems
     python tools/synthesize.py --render-missing                    # draw images that are missing
@@ -32,7 +32,8 @@ from structeval.model import StructEvalError
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--category", type=click.Choice(CATEGORIES), help="Only this category.")
 @click.option("--difficulty", type=click.IntRange(1, 5), help="Only this difficulty level.")
-@click.option("--split", default="test", show_default=True, help="Split name stored per problem.")
+@click.option("--split", default="core", show_default=True,
+              help="Split name stored per problem (the shipped set is 'core').")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DATA_DIR,
               show_default=True, help="Data folder (raw_models/, images/ inside).")
 @click.option("--images/--no-images", default=True, show_default=True,
