@@ -8,6 +8,7 @@ failing cases are made by damaging a good record the way a bad drawing would be
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from structeval.render.layout import LayoutItem
 from structeval.render.legibility import RULES, Record, check
 from structeval.render.shapes import Box
 
-from .shipped_figures import ShippedFigure
+from .shipped_figures import TIMINGS, ShippedFigure
 
 FRAME = {  # a couple, a slanted force, a partial row, a slanted roller: every rule has work
     "points": [{"id": "A", "x": 0, "y": 0}, {"id": "B", "x": 0, "y": 4},
@@ -68,7 +69,9 @@ def _reglyph(item: LayoutItem, **lengths: float) -> LayoutItem:
 
 
 def test_every_shipped_layout_satisfies_every_rule(shipped_figures: list[ShippedFigure]) -> None:
+    start = time.perf_counter()
     broken = [f"{fig.id}: {v}" for fig in shipped_figures for v in check(fig.layout)]
+    TIMINGS.add("rules", time.perf_counter() - start)
     assert not broken, f"{len(broken)} violation(s):\n" + "\n".join(broken[:30])
 
 
