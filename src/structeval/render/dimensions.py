@@ -195,14 +195,8 @@ def first_block(scene: Scene, origin: XY, direction: XY, room: float,
     dimensions and the shafts of forces may be crossed."""
     heads = _heads(scene)
     shafts = frozenset(i for i, _ in heads)
-    best = scene.layout.obstacles.first_hit(origin, direction, room, ignore | shafts)
-    for i, cap in heads:
-        if i in ignore:
-            continue
-        t = cap.ray_entry(origin, direction)
-        if t is not None and t <= room and (best is None or t < best):
-            best = t
-    return best
+    return scene.layout.obstacles.first_hit(origin, direction, room, ignore | shafts,
+                                            extra=[cap for i, cap in heads if i not in ignore])
 
 
 def _blocked(scene: Scene, axis: Axis, a0: float, o_from: float, o_to: float,

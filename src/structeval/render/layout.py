@@ -127,16 +127,17 @@ class Obstacles:
         return out
 
     def first_hit(self, origin: XY, direction: XY, max_t: float,
-                  ignore: frozenset[int] = frozenset()) -> float | None:
-        """Distance along a ray to the first drawn shape, if any within ``max_t``."""
+                  ignore: frozenset[int] = frozenset(), extra: Iterable[Shape] = (),
+                  ) -> float | None:
+        """Distance along a ray to the first drawn shape (or one of ``extra``), if any
+        within ``max_t``."""
         x1 = origin[0] + direction[0] * max_t
         y1 = origin[1] + direction[1] * max_t
         r = (min(origin[0], x1), min(origin[1], y1), max(origin[0], x1), max(origin[1], y1))
         best: float | None = None
-        for idx in self._near(r, 1.0):
-            shape, item = self._shapes[idx]
-            if item in ignore:
-                continue
+        near = [shape for shape, item in (self._shapes[i] for i in self._near(r, 1.0))
+                if item not in ignore]
+        for shape in (*near, *extra):
             t = shape.ray_entry(origin, direction)
             if t is not None and t <= max_t and (best is None or t < best):
                 best = t
