@@ -22,6 +22,7 @@ from structeval.render.layout import LayoutItem
 from structeval.render.legibility import RULES, Record, check
 from structeval.render.shapes import Box
 
+from .conftest import ROOT
 from .shipped_figures import TIMINGS, ShippedFigure
 
 FRAME = {  # a couple, a slanted force, a partial row, a slanted roller: every rule has work
@@ -202,3 +203,25 @@ def test_layout_only_path_and_shipped_image_match_the_full_render(path: Path) ->
     if PIL.__version__ == SHIPPED_PILLOW:
         assert (DATA_DIR / "images" / image["file"]).read_bytes() == again
     assert max(full.size) >= 1600
+
+
+def test_check_drawings_tool_reports_and_exits(tmp_path: Path) -> None:
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    spec = importlib.util.spec_from_file_location("check_drawings_tool",
+                                                  ROOT / "tools" / "check_drawings.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    main = tool.main
+
+    runner = CliRunner()
+    done = runner.invoke(main, ["--filter", "beam-classic-gerber-*", "--json",
+                                str(tmp_path / "r.json")])
+    assert done.exit_code == 0, done.output
+    assert "of 3 drawings satisfy every legibility rule" in done.output
+    assert set(json.loads((tmp_path / "r.json").read_text())) == {
+        "beam-classic-gerber-3span", "beam-classic-gerber-4span", "beam-classic-gerber-fixed"}
+    assert runner.invoke(main, ["--filter", "no-such-task"]).exit_code == 2

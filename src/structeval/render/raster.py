@@ -1,9 +1,13 @@
 """Scene → pixels: canvas sized to the drawing, style, highlight colours, anti-aliasing.
 
-Pillow draws lines without anti-aliasing, so everything is drawn at
-``SUPERSAMPLE``× and box-reduced. The hand-drawn wobble of the textbook style is
-applied here, after layout, and is smaller than the clearance kept around
-labels, so the layout record stays true for every style.
+The scene is laid out once in design pixels; the canvas (:class:`Canvas`) places it
+with a margin and enlarges it as a whole to the delivered size (``min_long_side``),
+so every proportion the legibility rules rely on (a head against its text, a
+hatch stroke against its symbol) is the same at every size, and the layout record
+is mapped by the same similarity. Pillow draws lines without anti-aliasing, so
+everything is drawn at ``SUPERSAMPLE``× and box-reduced. The hand-drawn wobble of
+the textbook style is applied here, after layout, and is smaller than the
+clearance kept around labels, so the layout record stays true for every style.
 """
 
 from __future__ import annotations
