@@ -2,7 +2,10 @@
 
 ``render_model`` draws a structure as an exam figure; ``render_moment_diagram``
 draws its bending-moment diagram. Both record every drawn thing (``RenderResult
-.layout``) so tests and reports can check and mark what is where.
+.layout``: boxes and shapes, and per item the glyph a reader sees, see
+:mod:`.glyphs`) so tests and reports can check and mark what is where.
+``layout_model`` gives the same record without drawing a pixel; the rules of
+:mod:`.legibility` check it.
 """
 
 from .errors import RenderError

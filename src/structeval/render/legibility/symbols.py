@@ -3,9 +3,9 @@
 A couple is only a couple if its arrowhead shows which way it turns: the arc
 sweeps most of a circle, the head is long compared with the text beside it, and
 nothing crosses the arc (bar the members and the support at its point) or touches
-the head. A
-support symbol is only its kind if its parts can be told apart: a fixed wall with
-many long hatch strokes, a pin's or roller's triangle, a roller's wheels.
+the head. A support symbol is only its kind if its parts can be told apart: a fixed
+wall with many long hatch strokes, a pin's or roller's triangle, a roller's wheels. A second
+symbol set (link bars) adds its symbols' least sizes to ``SYMBOL_MIN``.
 """
 
 from __future__ import annotations

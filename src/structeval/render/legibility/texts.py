@@ -4,6 +4,8 @@ The symbolic reader gives a value text to the nearest glyph it can label (a forc
 to an arrow, an intensity to a row, a couple's value to an arc, an angle to an
 angle mark) and a dimension text to the chain line nearest to it and the interval
 its centre lies in, so the drawing must make those the right ones, with a margin.
+Which glyph a text can label is told by its unit (``LABELS``); parametric values
+("P", "qa²") or other wording add their forms there.
 """
 
 from __future__ import annotations
