@@ -47,6 +47,21 @@ def conformance_dir() -> Path:
 REPORTS: list[str] = []
 
 
+@pytest.fixture(scope="session")
+def shipped_figures():  # type: ignore[no-untyped-def]
+    """Every shipped task's layout record (layout-only path), shared by the readability
+    proof and the legibility tests."""
+    from structeval.dataset import DATA_DIR
+
+    from .shipped_figures import TIMINGS, build
+
+    figures = build(DATA_DIR)
+    if not figures:
+        pytest.fail(f"no raw problems in {DATA_DIR}")
+    yield figures
+    REPORTS.append(TIMINGS.report())
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
     for text in REPORTS:
         terminalreporter.write_line("")

@@ -1,7 +1,7 @@
 """Draw a FrameCalc model as a textbook figure (or its bending-moment diagram).
 
     python tools/render.py MODEL.json -o out.png [--style cad|textbook|scanned] [--seed N]
-        [--scale PX_PER_M] [--moment] [--layout layout.json]
+        [--scale PX_PER_M] [--min-long-side PX] [--moment] [--layout layout.json]
 
 Exit status: 0 on success, 2 when the model (or an option) cannot be drawn, with the
 reason on stderr.
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from structeval.model import StructEvalError, parse_model
-from structeval.render import STYLES, moment_diagram_result, render_model
+from structeval.render import MIN_LONG_SIDE, STYLES, moment_diagram_result, render_model
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -25,6 +25,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--style", choices=sorted(STYLES), default="cad")
     ap.add_argument("--seed", type=int, default=0, help="jitter/degradation seed")
     ap.add_argument("--scale", type=float, default=None, help="pixels per metre (default: fit)")
+    ap.add_argument("--min-long-side", type=int, default=MIN_LONG_SIDE,
+                    help=f"enlarge the figure to at least this many px on its long side "
+                         f"(default {MIN_LONG_SIDE}; 0: its natural size)")
     ap.add_argument("--moment", action="store_true",
                     help="draw the bending-moment diagram instead (solves the model)")
     ap.add_argument("--layout", type=Path, default=None,
@@ -47,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
             result = moment_diagram_result(model, analyze(model)[0], style=args.style,
                                            seed=args.seed, scale=args.scale)
         else:
-            result = render_model(model, style=args.style, seed=args.seed, scale=args.scale)
+            result = render_model(model, style=args.style, seed=args.seed, scale=args.scale,
+                                  min_long_side=args.min_long_side or None)
         result.save(args.output)
         if args.layout is not None:
             args.layout.write_text(json.dumps(result.layout_json(), indent=1) + "\n")

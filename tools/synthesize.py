@@ -80,7 +80,8 @@ def _print_families() -> None:
               help="Fix a presentation factor of every task (repeatable); the difficulty "
                    "rule counts it. Factors other than style need --no-images.")
 @click.option("--list-families", is_flag=True, help="Print the templates and exit.")
-@click.option("--split", default="test", show_default=True, help="Split name stored per problem.")
+@click.option("--split", default="test", show_default=True,
+              help="Split name stored per problem (the shipped sets are core, hard and matched).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DATA_DIR,
               show_default=True, help="Data folder (raw_models/, images/ inside).")
 @click.option("--images/--no-images", default=True, show_default=True,

@@ -2,15 +2,19 @@
 
 ``render_model`` draws a structure as an exam figure; ``render_moment_diagram``
 draws its bending-moment diagram. Both record every drawn thing (``RenderResult
-.layout``) so tests and reports can check and mark what is where.
+.layout``: boxes and shapes, and per item the glyph a reader sees, see
+:mod:`.glyphs`) so tests and reports can check and mark what is where.
+``layout_model`` gives the same record without drawing a pixel; the rules of
+:mod:`.legibility` check it.
 """
 
 from .errors import RenderError
-from .figure import render_model
+from .figure import MIN_LONG_SIDE, layout_model, render_model
 from .layout import LayoutItem
 from .moment_diagram import moment_diagram_result, render_moment_diagram
-from .result import RenderResult
+from .result import FigureLayout, RenderResult
 from .styles import SCHEMES, STYLES
 
-__all__ = ["SCHEMES", "STYLES", "LayoutItem", "RenderError", "RenderResult",
-           "moment_diagram_result", "render_model", "render_moment_diagram"]
+__all__ = ["MIN_LONG_SIDE", "SCHEMES", "STYLES", "FigureLayout", "LayoutItem", "RenderError",
+           "RenderResult", "layout_model", "moment_diagram_result", "render_model",
+           "render_moment_diagram"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .glyphs import Anchor, Glyph
 from .scene import LAYER_LOAD, LAYER_THIN, Fill, Prim, Scene, Stroke, along, unit_vec
 from .shapes import XY, Box, Capsule, Shape
 
@@ -25,6 +26,7 @@ class LabelRequest:
     prefer: XY | None
     colour_role: str = "load"
     first_gap: float = 3.0
+    also: tuple[XY, ...] = ()  # further anchors to try, ring by ring with the first
 
 
 def fmt_number(value: float) -> str:
@@ -67,10 +69,16 @@ def visual_deg(v: XY) -> float:
     return math.degrees(math.atan2(-v[1], v[0]))
 
 
+ANGLE_R = 26.0
+
+
 def angle_mark(scene: Scene, owner: str, owner_type: str, vertex: XY, ray: XY, degrees: float,
-               role: str, radius: float = 22.0) -> LabelRequest:
+               role: str, radius: float = ANGLE_R, *, extend: bool = False,
+               anchor: Anchor | None = None) -> LabelRequest:
     """A dashed horizontal reference at ``vertex`` and an arc from it to ``ray``: how a
-    drawing states the inclination of a force or a support. Returns the label to place."""
+    drawing states the inclination of a force or a support. ``extend`` also draws the
+    ray itself as a dashed construction line (a support's surface continued beyond its
+    end). Returns the label to place."""
     ref = (math.copysign(1.0, ray[0]), 0.0)
     start, end = visual_deg(ref), visual_deg(ray)
     if end - start > 180:
@@ -85,8 +93,14 @@ def angle_mark(scene: Scene, owner: str, owner_type: str, vertex: XY, ray: XY, d
     shapes: list[Shape] = [Capsule(vertex, ref_end, w), Box((
         min(p[0] for p in pts), min(p[1] for p in pts), max(p[0] for p in pts),
         max(p[1] for p in pts)))]
+    if extend:
+        ray_end = along(vertex, unit_vec((0.0, 0.0), ray), radius + 8.0)
+        prims.append((Stroke((vertex, ray_end), w, role, dash=3.0), LAYER_THIN))
+        shapes.append(Capsule(vertex, ray_end, w))
     kind = "load" if owner_type == "load" else "support"
-    scene.add(kind, owner, owner_type, "angle", prims, shapes)
+    glyph = Glyph("angle", points={"vertex": vertex, "ref": ref_end, "ray": pts[-1]},
+                  lengths={"r": radius})
+    scene.add(kind, owner, owner_type, "angle", prims, shapes, glyph=glyph, anchor=anchor)
     mid = arc_points(vertex, radius, (start + end) / 2, (start + end) / 2)[0]
     return LabelRequest(f"{fmt_number(round(degrees, 1))}°", "dim", owner, owner_type, "angle",
                         mid, (mid[0] - vertex[0], mid[1] - vertex[1]), colour_role=role)

@@ -12,8 +12,7 @@ import math
 import numpy as np
 from PIL import Image, ImageFilter
 
-from .layout import LayoutItem
-from .shapes import XY
+from .shapes import Similarity
 from .styles import RGB
 
 MAX_TILT_DEG = 1.2
@@ -24,30 +23,42 @@ def tilt_margin(width: float, height: float) -> float:
     return math.sin(math.radians(MAX_TILT_DEG)) * math.hypot(width, height) / 2 + 2.0
 
 
-def degrade(image: Image.Image, items: list[LayoutItem], seed: int, paper: RGB,
-            ) -> tuple[Image.Image, list[LayoutItem]]:
+def tilt_deg(seed: int) -> float:
+    """How far the scanned page is turned (counter-clockwise on screen, degrees): a function
+    of the seed alone, so the layout-only path knows it without drawing a pixel."""
+    rng = np.random.default_rng([seed, 0x7117])
+    return float(rng.uniform(0.3, MAX_TILT_DEG) * rng.choice([-1.0, 1.0]))
+
+
+def tilt_map(width: int, height: int, seed: int) -> Similarity:
+    """The tilt as a map of canvas pixels: about the page centre, as ``Image.rotate`` turns."""
+    return Similarity.turn((width / 2, height / 2), tilt_deg(seed))
+
+
+def degrade(image: Image.Image, seed: int, paper: RGB, zoom: float = 1.0,
+            ) -> tuple[Image.Image, bytes]:
+    """Tilt (by :func:`tilt_deg`), add sensor noise, blur (as much at every delivered
+    size: the radius grows with ``zoom``), shade and JPEG-compress the page. Returns the
+    page and its JPEG bytes (the file is exactly these bytes: no second compression).
+
+    The noise goes in before the blur, as in a real scanner, which also keeps the JPEG
+    of a 1,600 px page at tens of kilobytes (white noise would cost several times that).
+    """
     rng = np.random.default_rng([seed, 0x5CA7])
-    angle = float(rng.uniform(0.3, MAX_TILT_DEG) * rng.choice([-1.0, 1.0]))
     w, h = image.size
-    cx, cy = w / 2, h / 2
-    rotated = image.rotate(angle, resample=Image.Resampling.BICUBIC, center=(cx, cy),
-                           fillcolor=paper)
-    c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-
-    def turn(p: XY) -> XY:  # counter-clockwise on screen, as Image.rotate turns the page
-        x, y = p[0] - cx, p[1] - cy
-        return (cx + x * c + y * s, cy - x * s + y * c)
-
-    blurred = rotated.filter(ImageFilter.GaussianBlur(float(rng.uniform(0.45, 0.85))))
+    rotated = image.rotate(tilt_deg(seed), resample=Image.Resampling.BICUBIC,
+                           center=(w / 2, h / 2), fillcolor=paper)
+    arr = np.asarray(rotated, dtype=np.float32)
+    arr = arr + rng.normal(0.0, 6.0, size=(h, w, 1)).astype(np.float32)
+    noisy = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "RGB")
+    blurred = noisy.filter(ImageFilter.GaussianBlur(float(rng.uniform(0.5, 0.9)) * zoom))
     arr = np.asarray(blurred, dtype=np.float32)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     gx, gy = rng.uniform(-0.05, 0.05, size=2)
     shade = 1.0 - np.abs(gx) * 0.5 + gx * (xx / max(w, 1) - 0.5) + gy * (yy / max(h, 1) - 0.5)
-    arr = arr * shade[..., None] + rng.normal(0.0, 5.0, size=arr.shape)
-    noisy = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "RGB")
+    page = Image.fromarray(np.clip(arr * shade[..., None], 0, 255).astype(np.uint8), "RGB")
     buf = io.BytesIO()
-    noisy.save(buf, format="JPEG", quality=int(rng.integers(30, 56)))
-    buf.seek(0)
-    with Image.open(buf) as jpeg:
-        out = jpeg.convert("RGB")
-    return out, [it.mapped(turn) for it in items]
+    page.save(buf, format="JPEG", quality=int(rng.integers(35, 56)), optimize=False)
+    data = buf.getvalue()
+    with Image.open(io.BytesIO(data)) as jpeg:
+        return jpeg.convert("RGB"), data

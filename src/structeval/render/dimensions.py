@@ -4,42 +4,79 @@ Joints, loads on members and the edges of partial distributed loads all get a
 tick, so no position has to be guessed from the picture. Chains sit outside
 everything already drawn; extension lines run from a chain towards the feature
 and stop short of the first thing in the way, as on an engineering drawing.
+
+A tick only dimensions a place when the reader can tell which place it means, so
+every joint and every load position is *reached*: an extension line runs from its
+tick to it (it may cross members on the way, never another joint), or the place
+follows from one that is reached through a member visibly along that axis (a
+column's top has its foot's x). Which places need a line, and from which side
+(near chain or far chain), is planned once the members, supports and loads are
+drawn and before any label is placed; the planned lines are reserved so labels
+keep off them (:meth:`Obstacles.reserve`), and drawn last, when the chains' places
+outside everything are known.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model.semantics import distributed_extent, link_axis, world_point_of_load
 from ..model.types import DistributedLoad, Model
 from .arrows import fmt_number
-from .fonts import text_size
+from .fonts import cap_height, text_size
+from .glyphs import Glyph
+from .legibility.positions import BRIDGE_CAPS
 from .placement import place_label
 from .scene import LAYER_THIN, Prim, Scene, Stroke
-from .shapes import XY, Capsule, Rect, Shape
+from .shapes import XY, Box, Capsule, Rect, Shape
 
 OFFSET = 24.0  # px from the drawing to the first chain
 TOTAL_OFFSET = 16.0
 TICK = 4.5
 OVERSHOOT = 4.0
 HALO = 2.5
+STOP_SHORT = 4.0  # px between an extension line's end and its place
+LOCAL_OFFSET = 26.0  # px from a member to a local chain beside it
 
 
 def features(model: Model) -> list[tuple[float, float]]:
     """World (x, y) of every joint, concentrated load on a member and distributed-load edge."""
-    out = [(p.x, p.y) for p in model.points]
+    return [f.world for f in places(model)]
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place a reader must locate: a joint or a load position on a member.
+
+    ``axes`` are the coordinates it needs from the chains: a joint both (unless a
+    member along an axis gives one), a place on a horizontal member only x, on a
+    vertical one only y, on an inclined one either (``"either"``).
+    """
+
+    world: XY
+    target: str  # "point:P3" or "link:L2"
+    axes: str  # "xy", "x", "y" or "either"
+
+
+def places(model: Model) -> list[Place]:
+    out = [Place((p.x, p.y), f"point:{p.id}", "xy") for p in model.points]
     for load in model.loads:
         if load.target.type != "link":
             continue
+        link = model.link(load.target.id)
+        ex, ey, length = link_axis(model, link)
+        axes = "x" if abs(ey) < 1e-12 else "y" if abs(ex) < 1e-12 else "either"
+        pa = model.point(link.a)
         if isinstance(load, DistributedLoad):
-            link = model.link(load.target.id)
-            ex, ey, _ = link_axis(model, link)
-            pa = model.point(link.a)
             s0, s1, _ = distributed_extent(model, load)
-            out += [(pa.x + ex * s, pa.y + ey * s) for s in (s0, s1)]
+            stations = [s for s in (s0, s1) if 1e-9 < s < length - 1e-9]
+            out += [Place((pa.x + ex * s, pa.y + ey * s), f"link:{link.id}", axes)
+                    for s in stations]
         else:
-            out.append(world_point_of_load(model, load))
+            out.append(Place(world_point_of_load(model, load), f"link:{link.id}", axes))
     return out
 
 
@@ -72,6 +109,295 @@ class Axis:
                                                (r[2], r[1])))
 
 
+X_NEAR, X_FAR = Axis("x", (1.0, 0.0), (0.0, 1.0)), Axis("x", (1.0, 0.0), (0.0, -1.0))
+Y_RIGHT, Y_LEFT = Axis("y", (0.0, 1.0), (1.0, 0.0)), Axis("y", (0.0, 1.0), (-1.0, 0.0))
+
+
+@dataclass
+class AxisPlan:
+    """One axis: its station values (world), the two sides, and per side and station the
+    place its extension line runs to (``targets``) and whether the station is needed there."""
+
+    near: Axis
+    far: Axis
+    values: list[float]
+    targets: dict[tuple[int, float], XY] = field(default_factory=dict)  # (side, value) → px
+    used: set[tuple[int, float]] = field(default_factory=set)
+
+    def chain_values(self, side: int) -> list[float]:
+        ends = {self.values[0], self.values[-1]}
+        mine = {v for s, v in self.used if s == side}
+        if side == 0:
+            other = {v for s, v in self.used if s == 1}
+            return [v for v in self.values if v in mine or v in ends or v not in other]
+        return [v for v in self.values if v in mine or v in ends] if mine else []
+
+
+@dataclass(frozen=True)
+class Walk:
+    """What an extension line from one side reaches at one station: the places in order
+    from outside (the line is drawn to the first; each next one is in plain sight of the
+    one before, no member between), and how many members the drawn part crosses."""
+
+    reached: tuple[int, ...]
+    crosses: int
+
+
+def _coord(axis: str, p: XY) -> float:
+    return p[0] if axis == "x" else p[1]
+
+
+def _own(scene: Scene, px: XY) -> frozenset[int]:
+    """Items drawn for the place at ``px`` (its support, hinge, loads): a line may end at them."""
+    return frozenset(i for i, it in enumerate(scene.layout.items)
+                     if it.anchor is not None and any(math.dist(q, px) < 0.5 for q in it.anchor.at))
+
+
+def _crossings(axis: Axis, a0: float, o_from: float, o_to: float,
+               members: list[tuple[XY, XY]], skip: list[tuple[XY, XY]]) -> int:
+    """Members crossing the station line a = a0 strictly between o_to and o_from."""
+    lo_o, hi_o = min(o_from, o_to) + 1.0, max(o_from, o_to) - 1.0
+    count = 0
+    for a, b in members:
+        if (a, b) in skip:
+            continue
+        (aa, ao), (ba, bo) = axis.coords(a), axis.coords(b)
+        if abs(ba - aa) < 1e-9 or not min(aa, ba) - 0.5 <= a0 <= max(aa, ba) + 0.5:
+            continue
+        o = ao + (bo - ao) * (a0 - aa) / (ba - aa)
+        if lo_o < o < hi_o:
+            count += 1
+    return count
+
+
+def _heads(scene: Scene) -> list[tuple[int, Capsule]]:
+    """The arrowheads of forces: a thin line may cross a force's shaft, never its head."""
+    cached = scene.__dict__.get("_heads")
+    if cached is not None and cached[0] == len(scene.layout.items):
+        return cached[1]
+    out = []
+    for i, it in enumerate(scene.layout.items):
+        g = it.glyph
+        if g is not None and g.type == "arrow":
+            tail, tip = g.points["tail"], g.points["tip"]
+            n = math.dist(tail, tip)
+            k = min(1.0, (g.lengths["head"] + 2.0) / n) if n > 0 else 1.0
+            base = (tip[0] + (tail[0] - tip[0]) * k, tip[1] + (tail[1] - tip[1]) * k)
+            out.append((i, Capsule(base, tip, g.lengths["head_width"] / 2 + 1.0)))
+    scene.__dict__["_heads"] = (len(scene.layout.items), out)
+    return out
+
+
+def first_block(scene: Scene, origin: XY, direction: XY, room: float,
+                ignore: frozenset[int]) -> float | None:
+    """Distance to the first thing a thin line from ``origin`` must stop at: symbols,
+    rows, couples, hinges, texts and arrowheads (not in ``ignore``); members, other
+    dimensions and the shafts of forces may be crossed."""
+    heads = _heads(scene)
+    shafts = frozenset(i for i, _ in heads)
+    return scene.layout.obstacles.first_hit(origin, direction, room, ignore | shafts,
+                                            extra=[cap for i, cap in heads if i not in ignore])
+
+
+def _blocked(scene: Scene, axis: Axis, a0: float, o_from: float, o_to: float,
+             ignore: frozenset[int]) -> bool:
+    """Whether anything a thin line must stop at (not in ``ignore``) lies on the line between."""
+    d = (-axis.out[0], -axis.out[1]) if o_to < o_from else axis.out
+    room = abs(o_from - o_to) - 1.0
+    if room <= 0:
+        return False
+    start = o_from - 0.5 if o_to < o_from else o_from + 0.5
+    return any(first_block(scene, axis.fig(a0 + da, start), d, room, ignore) is not None
+               for da in (-HALO, 0.0, HALO))
+
+
+def _bridged(scene: Scene, axis: Axis, a0: float, outside: float, first_o: float,
+             structural: frozenset[int], own: frozenset[int]) -> bool:
+    """Where the line will stop (at the place's own symbol, if one is in the way), the rest
+    of the way to the place is covered by that symbol or short (legibility.positions)."""
+    back = (-axis.out[0], -axis.out[1])
+    room = outside - first_o
+    hit = first_block(scene, axis.fig(a0, outside), back, room, structural)
+    if hit is None:
+        return True
+    end_o = outside - hit + 2.0
+    boxes: list[Shape] = [Box(scene.layout.items[i].bbox) for i in own]
+    bare = 0.0
+    steps = max(1, math.ceil(end_o - first_o))
+    for k in range(steps):
+        o = end_o - (end_o - first_o) * (k + 0.5) / steps
+        x, y = axis.fig(a0, o)
+        if not any(b.hits((x - 0.5, y - 0.5, x + 0.5, y + 0.5), 2.0) for b in boxes):
+            bare += (end_o - first_o) / steps
+    return bare <= BRIDGE_CAPS * cap_height(scene.style.sizes["dim"]) - STOP_SHORT
+
+
+def _walk(scene: Scene, axis: Axis, on_station: list[int], pxs: list[XY],
+          members: list[tuple[XY, XY]], incident: list[list[tuple[XY, XY]]],
+          structural: frozenset[int]) -> Walk:
+    """Follow the station's line inwards from outside (see :class:`Walk`)."""
+    order = sorted(on_station, key=lambda i: -axis.coords(pxs[i])[1])
+    a0 = axis.coords(pxs[order[0]])[0]
+    x0, y0, x1, y1 = scene.layout.extent()
+    outside = axis.reach((x0, y0, x1, y1)) + 10.0
+    first_o = axis.coords(pxs[order[0]])[1]
+    own = _own(scene, pxs[order[0]])
+    if _blocked(scene, axis, a0, outside, first_o, structural | own):
+        return Walk((), 0)
+    if not _bridged(scene, axis, a0, outside, first_o, structural, own):
+        return Walk((), 0)
+    crosses = _crossings(axis, a0, outside, first_o, members, incident[order[0]])
+    reached = [order[0]]
+    for prev, nxt in itertools.pairwise(order):
+        o_prev, o_next = axis.coords(pxs[prev])[1], axis.coords(pxs[nxt])[1]
+        skip = incident[prev] + incident[nxt]
+        ignore = structural | _own(scene, pxs[prev]) | _own(scene, pxs[nxt])
+        if (_crossings(axis, a0, o_prev, o_next, members, skip)
+                or _blocked(scene, axis, a0, o_prev, o_next, ignore)):
+            break
+        reached.append(nxt)
+    return Walk(tuple(reached), crosses)
+
+
+def _groups(model: Model, axis: str) -> dict[str, str]:
+    """Joint → representative: joints linked by a member along ``axis``'s lines share the
+    coordinate (a vertical member for x, a horizontal one for y)."""
+    parent = {p.id: p.id for p in model.points}
+
+    def root(k: str) -> str:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for lk in model.links:
+        pa, pb = model.point(lk.a), model.point(lk.b)
+        same = pa.x == pb.x if axis == "x" else pa.y == pb.y
+        if same:
+            parent[root(lk.a)] = root(lk.b)
+    return {p.id: root(p.id) for p in model.points}
+
+
+def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
+    """Which stations each axis needs and where each extension line goes; reserves the
+    lines' paths so the labels placed next keep off them."""
+    found = places(model)
+    pts = [f.world for f in found]
+    pxs = [scene.px(*p) for p in pts]
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    tol = 1e-6 * max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
+    members = []
+    by_target: dict[str, list[tuple[XY, XY]]] = {}
+    for lk in model.links:
+        pa, pb = model.point(lk.a), model.point(lk.b)
+        seg = (scene.px(pa.x, pa.y), scene.px(pb.x, pb.y))
+        members.append(seg)
+        for key in (f"point:{lk.a}", f"point:{lk.b}", f"link:{lk.id}"):
+            by_target.setdefault(key, []).append(seg)
+    incident = [by_target.get(f.target, []) for f in found]
+    structural = frozenset(i for i, it in enumerate(scene.layout.items)
+                           if it.kind in ("member", "dimension"))
+    plans = []
+    either_done: set[int] = set()
+    for name, sides in (("x", (X_NEAR, X_FAR)), ("y", (Y_RIGHT, Y_LEFT))):
+        values = distinct(xs if name == "x" else ys, tol)
+        if len(values) < 2:
+            continue
+        if name == "y":
+            values = list(reversed(values))  # top first, as a chain on the page runs
+        station = [_nearest(values, _coord(name, p)) for p in pts]
+        walks = {(s, k): _walk(scene, sides[s], [i for i in range(len(pts)) if station[i] == k],
+                               pxs, members, incident, structural)
+                 for s in (0, 1) for k in range(len(values))}
+        groups = _groups(model, name)
+        wanted: dict[str, list[int]] = {}
+        for i, f in enumerate(found):
+            if f.axes == "xy":
+                wanted.setdefault(groups[f.target.split(":", 1)[1]], []).append(i)
+            elif f.axes == name or (f.axes == "either" and i not in either_done):
+                wanted.setdefault(f"place{i}", []).append(i)
+        if name == "y":
+            clear = [sum(any(i in walks[(s, station[i])].reached
+                             and not walks[(s, station[i])].crosses for i in g)
+                         for g in wanted.values()) for s in (0, 1)]
+            if clear[1] > clear[0]:
+                sides = (Y_LEFT, Y_RIGHT)
+                walks = {(1 - s, k): w for (s, k), w in walks.items()}
+        plan = AxisPlan(sides[0], sides[1], values)
+        for (s, k), w in walks.items():
+            if w.reached:
+                plan.targets[(s, values[k])] = pxs[w.reached[0]]
+        for members_of in wanted.values():
+            options = [(walks[(s, station[i])].crosses > 0, s, i) for i in members_of
+                       for s in (0, 1) if i in walks[(s, station[i])].reached]
+            if not options:
+                i = members_of[0]
+                if found[i].target.startswith("link:") and (
+                        found[i].axes in (name, "either") and i not in either_done):
+                    _local_chain(scene, model, name, found[i], tol)
+                    if found[i].axes == "either":
+                        either_done.add(i)
+                continue
+            _, side, i = min(options)
+            plan.used.add((side, values[station[i]]))
+            if found[i].axes == "either":
+                either_done.add(i)
+            walk = walks[(side, station[i])]
+            path = [pxs[j] for j in walk.reached[:walk.reached.index(i) + 1]]
+            _reserve(scene, plan.near if side == 0 else plan.far, path)
+        plans.append(plan)
+    return plans
+
+
+def _local_chain(scene: Scene, model: Model, name: str, place: Place, tol: float) -> None:
+    """A short chain beside the member, from a load's place to the member's nearer end, for
+    a place no chain outside the drawing can reach (e.g. a load on a middle column level
+    with something at the outer ones): as a textbook dimensions such a place locally."""
+    link = model.link(place.target.split(":", 1)[1])
+    c = _coord(name, place.world)
+    ends = sorted((model.point(link.a), model.point(link.b)),
+                  key=lambda p: abs(_coord(name, (p.x, p.y)) - c))
+    end = next((p for p in ends if abs(_coord(name, (p.x, p.y)) - c) > tol), None)
+    if end is None:
+        return
+    pts = [scene.px(*place.world), scene.px(end.x, end.y)]
+    along = (1.0, 0.0) if name == "x" else (0.0, 1.0)
+    best: tuple[int, Axis, float] | None = None
+    for out in ((0.0, 1.0), (0.0, -1.0)) if name == "x" else ((1.0, 0.0), (-1.0, 0.0)):
+        axis = Axis(name, along, out)
+        o_line = max(axis.coords(p)[1] for p in pts) + LOCAL_OFFSET
+        a0, a1 = sorted(axis.coords(p)[0] for p in pts)
+        band = Capsule(axis.fig(a0, o_line), axis.fig(a1, o_line), 14.0)
+        hits = len(scene.layout.obstacles.shape_hits(band, 0.0))
+        if best is None or hits < best[0]:
+            best = (hits, axis, o_line)
+    assert best is not None
+    _, axis, o_line = best
+    stations = sorted(axis.coords(p)[0] for p in pts)
+    depth = {axis.coords(p)[0]: axis.coords(p)[1] for p in pts}
+    values = [_coord(name, place.world), _coord(name, (end.x, end.y))]
+    if axis.coords(pts[0])[0] > axis.coords(pts[1])[0]:
+        values.reverse()
+    _line(scene, axis, stations, depth, o_line, "local")
+    candidates = _beside_horizontal if name == "x" else _beside_vertical
+    _texts(scene, axis, stations, values, o_line, "local-value", candidates)
+
+
+def _nearest(values: list[float], c: float) -> int:
+    return min(range(len(values)), key=lambda k: abs(values[k] - c))
+
+
+def _reserve(scene: Scene, axis: Axis, path: list[XY]) -> None:
+    """Keep labels off an extension line's path: from outside to the first place, and on
+    along the row of places it reaches."""
+    a, o = axis.coords(path[0])
+    far = axis.reach(scene.layout.extent()) + 400.0
+    shapes = [Capsule(axis.fig(a, o + STOP_SHORT), axis.fig(a, far), HALO + 1.0)]
+    shapes += [Capsule(p, q, HALO + 1.0) for p, q in itertools.pairwise(path)]
+    for shape in shapes:
+        scene.layout.obstacles.reserve(shape, axis.name)
+
+
 def _line(scene: Scene, axis: Axis, stations: list[float], depth: dict[float, float],
           o_line: float, role: str) -> None:
     """Chain line, ticks and extension lines (which stop before the first obstacle)."""
@@ -83,19 +409,29 @@ def _line(scene: Scene, axis: Axis, stations: list[float], depth: dict[float, fl
     # an extension line may cross members and other chains, but stops at symbols and loads
     others = frozenset(i for i, it in enumerate(scene.layout.items)
                        if it.kind in ("dimension", "member"))
+    ticks, outer, inner = [], [], []
     for a in stations:
         t0, t1 = axis.fig(a - TICK, o_line + TICK), axis.fig(a + TICK, o_line - TICK)
         prims.append((Stroke((t0, t1), w * 1.4, "dim"), LAYER_THIN))
         shapes.append(Capsule(t0, t1, w))
+        ticks.append(axis.fig(a, o_line))
         start = axis.fig(a, o_line + OVERSHOOT)
-        room = o_line + OVERSHOOT - depth[a] - 4.0
+        room = o_line + OVERSHOOT - depth[a] - STOP_SHORT
         hit = _thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - depth[a], others)
-        stop = room if hit is None else OVERSHOOT + hit - 2.0
+        stop = room if hit is None else min(room, OVERSHOOT + hit - 2.0)
         end = axis.fig(a, o_line + OVERSHOOT - stop)
         if stop > OVERSHOOT + 1.0:
             prims.append((Stroke((start, end), w * 0.8, "dim"), LAYER_THIN))
             shapes.append(Capsule(start, end, w * 0.8))
-    scene.add("dimension", axis.name, "dimension", role, prims, shapes)
+            outer.append(start)
+            inner.append(end)
+        else:
+            outer.append(ticks[-1])
+            inner.append(ticks[-1])
+    glyph = Glyph("chain", paths={"line": (a0, a1), "ticks": tuple(ticks),
+                                  "ext_outer": tuple(outer), "ext_inner": tuple(inner)},
+                  facts={"axis": axis.name})
+    scene.add("dimension", axis.name, "dimension", role, prims, shapes, glyph=glyph)
 
 
 def _thick_hit(scene: Scene, axis: Axis, a: float, o: float, room: float,
@@ -104,8 +440,7 @@ def _thick_hit(scene: Scene, axis: Axis, a: float, o: float, room: float,
     line must keep clear of labels beside it, not only of those straight ahead."""
     back = (-axis.out[0], -axis.out[1])
     hits = [t for da in (-HALO, 0.0, HALO)
-            if (t := scene.layout.obstacles.first_hit(axis.fig(a + da, o), back, room, ignore))
-            is not None]
+            if (t := first_block(scene, axis.fig(a + da, o), back, room, ignore)) is not None]
     return min(hits) if hits else None
 
 
@@ -115,25 +450,36 @@ def _texts(scene: Scene, axis: Axis, stations: list[float], values: list[float],
     for i in range(len(stations) - 1):
         text = f"{fmt_number(abs(values[i + 1] - values[i]))} m"
         w, h = text_size(text, size)
-        mid = (stations[i] + stations[i + 1]) / 2
+        lo, hi = stations[i], stations[i + 1]
         place_label(scene, text, size, axis.name, "dimension", role,
-                    candidates=candidates(axis, mid, o_line, w, h), colour_role="dim")
+                    candidates=candidates(axis, lo, hi, o_line, w, h), colour_role="dim")
 
 
-def _beside_horizontal(axis: Axis, mid: float, o: float, w: float, h: float) -> list[Rect]:
+def _shifts(lo: float, hi: float, extent: float) -> list[float]:
+    """Offsets along the chain that keep a text of ``extent`` centred well inside its
+    interval: a reader gives a text to the interval it is centred on."""
+    room = max(0.0, (hi - lo) / 2 - 4.0)
+    steps = [0.0, -extent / 4, extent / 4, -extent / 2, extent / 2, -extent, extent]
+    return [d for d in steps if abs(d) <= room * 0.8]
+
+
+def _beside_horizontal(axis: Axis, lo: float, hi: float, o: float, w: float, h: float,
+                       ) -> list[Rect]:
     """Above the line (the drafting convention), else below, else a row further out."""
+    mid = (lo + hi) / 2
     y = axis.fig(mid, o)[1]
-    rows = [y - 3.0 - h, y + 5.0, y + 8.0 + h, y - 7.0 - 2 * h, y + 11.0 + 2 * h,
-            y - 11.0 - 3 * h]
+    rows = [y - 3.0 - h, y + 5.0, y - 7.0 - 2 * h, y + 9.0 + h, y - 11.0 - 3 * h]
     return [(mid - w / 2 + dx, r, mid + w / 2 + dx, r + h) for r in rows
-            for dx in (0.0, -w / 2, w / 2, -w, w)]
+            for dx in _shifts(lo, hi, w)]
 
 
-def _beside_vertical(axis: Axis, mid: float, o: float, w: float, h: float) -> list[Rect]:
+def _beside_vertical(axis: Axis, lo: float, hi: float, o: float, w: float, h: float,
+                     ) -> list[Rect]:
     """Outside the line, centred on the stretch, else staggered further out."""
+    mid = (lo + hi) / 2
     out = []
     for gap in (5.0, 12.0 + w, 19.0 + 2 * w):
-        for da in (0.0, -h, h):
+        for da in _shifts(lo, hi, h):
             x0, y0 = axis.fig(mid - h / 2 + da, o + gap)
             x1, _ = axis.fig(mid, o + gap + w)
             out.append((min(x0, x1), y0, min(x0, x1) + w, y0 + h))
@@ -151,74 +497,50 @@ def _depths(scene: Scene, axis: Axis, stations: list[float], pts: list[XY]) -> d
     return depth
 
 
-def _visible(scene: Scene, axis: Axis, a: float, depth: float) -> bool:
-    """Whether a line from outside reaches the feature without crossing a member."""
-    o_line = axis.reach(scene.layout.extent()) + OFFSET
-    others = frozenset(i for i, it in enumerate(scene.layout.items) if it.kind != "member")
-    room = o_line - depth
-    hit = scene.layout.obstacles.first_hit(axis.fig(a, o_line), (-axis.out[0], -axis.out[1]),
-                                           room, others)
-    return hit is None or hit >= room - (scene.style.member_width / 2 + 3.0)
-
-
-def _chain(scene: Scene, axis: Axis, values: list[float], pts: list[XY],
-           candidates: Callable[..., list[Rect]], total: bool) -> None:
-    """One chain; the near one (``total``) also gets the overall dimension beyond it."""
-    stations = [axis.coords(scene.px(*v_to_xy(axis, v)))[0] for v in values]
-    o_line = axis.reach(scene.layout.extent()) + OFFSET
-    depth = _depths(scene, axis, stations, pts)
-    depth = {st: depth.get(st, o_line - 10.0) for st in stations}
-    _line(scene, axis, stations, depth, o_line, "chain" if total else "far-chain")
-    _texts(scene, axis, stations, values, o_line, "value" if total else "far-value", candidates)
-    if total and len(values) > 2:
-        o_total = axis.reach(scene.layout.extent()) + TOTAL_OFFSET
-        ends = [stations[0], stations[-1]]
-        _line(scene, axis, ends, {a: o_line for a in ends}, o_total, "total")
-        _texts(scene, axis, ends, [values[0], values[-1]], o_total, "total-value", candidates)
-
-
 def v_to_xy(axis: Axis, v: float) -> XY:
     """A world point whose coordinate along the chain's axis is v."""
     return (v, 0.0) if axis.name == "x" else (0.0, v)
 
 
-def _chains(scene: Scene, near: Axis, far: Axis, values: list[float], pts: list[XY],
-            candidates: Callable[..., list[Rect]]) -> None:
-    """Dimension from the near side what can be seen from there; what only the far side
-    sees gets a chain of its own there (e.g. the top chord of a Warren truss)."""
-    stations = [near.coords(scene.px(*v_to_xy(near, v)))[0] for v in values]
-    d_near, d_far = _depths(scene, near, stations, pts), _depths(scene, far, stations, pts)
-    far_only = {v for v, st in zip(values, stations, strict=True)
-                if not _visible(scene, near, st, d_near[st])
-                and _visible(scene, far, st, d_far[st])}
-    near_values = [v for v in values if v not in far_only or v in (values[0], values[-1])]
-    _chain(scene, near, near_values, pts, candidates, total=True)
-    if far_only - {values[0], values[-1]}:
-        far_values = [v for v in values if v in far_only or v in (values[0], values[-1])]
-        _chain(scene, far, far_values, pts, candidates, total=False)
-
-
-def draw_dimensions(scene: Scene, model: Model) -> None:
-    pts = features(model)
-    xs = [p[0] for p in pts]
-    ys = [p[1] for p in pts]
-    tol = 1e-6 * max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
-    dx, dy = distinct(xs, tol), distinct(ys, tol)
-    snapped = [(min(dx, key=lambda v, x=x: abs(v - x)), min(dy, key=lambda v, y=y: abs(v - y)))
-               for x, y in pts]
-    if len(dx) > 1:
-        _chains(scene, Axis("x", (1.0, 0.0), (0.0, 1.0)), Axis("x", (1.0, 0.0), (0.0, -1.0)),
-                dx, snapped, _beside_horizontal)
-    if len(dy) > 1:
-        values = list(reversed(dy))
-        right, left = Axis("y", (0.0, 1.0), (1.0, 0.0)), Axis("y", (0.0, 1.0), (-1.0, 0.0))
-        near, far = (right, left) if _seen(scene, right, values, snapped) >= _seen(
-            scene, left, values, snapped) else (left, right)
-        _chains(scene, near, far, values, snapped, _beside_vertical)
-
-
-def _seen(scene: Scene, axis: Axis, values: list[float], pts: list[XY]) -> int:
-    """How many of the stations a chain on this side would reach without crossing members."""
+def _chain(scene: Scene, axis: Axis, values: list[float], pts: list[XY],
+           targets: dict[float, XY], candidates: Callable[..., list[Rect]], total: bool) -> None:
+    """One chain; the near one (``total``) also gets the overall dimension beyond it.
+    A station's extension line goes to its planned place, else to its outermost one."""
     stations = [axis.coords(scene.px(*v_to_xy(axis, v)))[0] for v in values]
+    o_line = axis.reach(scene.layout.extent()) + OFFSET
     depth = _depths(scene, axis, stations, pts)
-    return sum(1 for st in stations if _visible(scene, axis, st, depth[st]))
+    depth = {st: depth.get(st, o_line - 10.0) for st in stations}
+    for v, st in zip(values, stations, strict=True):
+        if v in targets:
+            depth[st] = axis.coords(targets[v])[1]
+    _line(scene, axis, stations, depth, o_line, "chain" if total else "far-chain")
+    first = len(scene.layout.items)
+    _texts(scene, axis, stations, values, o_line, "value" if total else "far-value", candidates)
+    if total and len(values) > 2:
+        # beyond every text of the chain by more than the text is from its own line, so a
+        # reader gives each text to the nearer line, its own
+        centres = [axis.coords(((it.bbox[0] + it.bbox[2]) / 2, (it.bbox[1] + it.bbox[3]) / 2))[1]
+                   for it in scene.layout.items[first:]]
+        o_total = max([axis.reach(scene.layout.extent()) + TOTAL_OFFSET,
+                       *(2 * c - o_line + 2 * TICK for c in centres)])
+        ends = [stations[0], stations[-1]]
+        _line(scene, axis, ends, {a: o_line for a in ends}, o_total, "total")
+        _texts(scene, axis, ends, [values[0], values[-1]], o_total, "total-value", candidates)
+
+
+def draw_dimensions(scene: Scene, model: Model, plans: list[AxisPlan]) -> None:
+    """The chains of :func:`plan_dimensions`' plans, outside everything drawn so far."""
+    pts = features(model)
+    for plan in plans:
+        scene.layout.obstacles.release(plan.near.name)
+        candidates = _beside_horizontal if plan.near.name == "x" else _beside_vertical
+        for side, axis in enumerate((plan.near, plan.far)):
+            values = plan.chain_values(side)
+            if len(values) < 2:
+                continue
+            targets = {v: px for (s, v), px in plan.targets.items() if s == side}
+            _chain(scene, axis, values, pts, targets, candidates, total=side == 0)
+
+
+def station_gaps(values: list[float]) -> list[float]:
+    return [b - a for a, b in itertools.pairwise(values)]

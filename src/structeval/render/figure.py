@@ -4,30 +4,38 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..model.parse import parse_model
 from ..model.types import Model
 from .arrows import LabelRequest
-from .degrade import degrade
-from .dimensions import distinct, draw_dimensions, features
+from .degrade import degrade, tilt_map
+from .dimensions import distinct, draw_dimensions, features, plan_dimensions
 from .errors import RenderError
+from .layout import LayoutItem
+from .legibility import RULES, Record, check
+from .legibility.record import box_distance, glyph_segments
+from .legibility.texts import NEAREST_PAD, NEAREST_RATIO, glyph_type_for
 from .letters import place_letters
 from .loads import draw_loads
 from .members import draw_hinges, draw_members
 from .placement import RADII, place_label
-from .raster import rasterize
-from .result import RenderResult
+from .raster import Canvas, canvas_for, placed_items, rasterize
+from .result import FigureLayout, RenderResult
 from .scene import Scene
+from .shapes import Rect
 from .styles import RGB, Style, get_style, parse_colour
 from .supports import draw_supports
 
 MAX_ELEMENTS = 2000  # beyond this a figure cannot be legible; refuse rather than crawl
 TARGET_SPAN_PX = 560.0  # the larger side of the structure
-MIN_GAP_PX = 46.0  # the shortest dimension still fits its "0.25 m"
-MAX_SPAN_PX = 1500.0
+MIN_GAP_PX = 58.0  # the shortest dimension fits its "0.25 m" between its ticks
+MAX_SPAN_PX = 2400.0
 MAX_CANVAS_PX = 6000
+MIN_LONG_SIDE = 1600  # px: delivered figures are at least this large on their long side
+ROOMIER = (1.0, 1.3, 1.7)  # scale factors tried in turn while a layout is too crowded
+MAX_GROWN_PX = 3000.0  # the larger side of a structure enlarged for room
 
 
 def auto_scale(model: Model) -> float:
@@ -78,43 +86,129 @@ def parse_highlight(highlight: Mapping[str, Any] | None) -> dict[str, RGB]:
     return {str(key): parse_colour(value, str(key)) for key, value in highlight.items()}
 
 
+def nearest_own(scene: Scene, req: LabelRequest) -> Callable[[Rect], bool] | None:
+    """For a value text: accept only places where it is clearly nearest to its own glyph
+    (a reader gives a value to the nearest arrow, row, arc or angle mark)."""
+    gtype = glyph_type_for(req.text)
+    if gtype is None:
+        return None
+    mine, others = [], []
+    for it in scene.layout.items:
+        if it.glyph is not None and it.glyph.type == gtype:
+            (mine if it.owner == req.owner else others).append(glyph_segments(it))
+    if not mine or not others:
+        return None
+
+    def accept(rect: Rect) -> bool:
+        d_own = min(box_distance(rect, segs) for segs in mine)
+        return all(box_distance(rect, segs) >= NEAREST_RATIO * d_own + NEAREST_PAD
+                   for segs in others)
+
+    return accept
+
+
 def place_requests(scene: Scene, requests: list[LabelRequest]) -> None:
     for req in requests:
         place_label(scene, req.text, scene.style.sizes[req.size_key], req.owner, req.owner_type,
                     req.role, anchor=req.anchor, prefer=req.prefer, colour_role=req.colour_role,
-                    radii=[req.first_gap + r - RADII[0] for r in RADII])
+                    radii=[req.first_gap + r - RADII[0] for r in RADII],
+                    accept=nearest_own(scene, req), also=req.also)
+
+
+def delivered(scene: Scene, style: Style, seed: int, min_long_side: int | None,
+              zoom: float | None) -> tuple[Canvas, list[LayoutItem]]:
+    """The canvas and the layout record in delivered pixels (after the scanned tilt)."""
+    canvas = canvas_for(scene, tilt_room=style.scanned, min_long_side=min_long_side, zoom=zoom)
+    items = placed_items(scene, canvas)
+    if style.scanned:
+        turn = tilt_map(canvas.width, canvas.height, seed)
+        items = [it.mapped(turn) for it in items]
+    return canvas, items
 
 
 def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
-           letters: dict[str, str]) -> RenderResult:
+           letters: dict[str, str], *, min_long_side: int | None = None,
+           zoom: float | None = None) -> RenderResult:
     """Rasterise, degrade for the scanned style, and package the result."""
-    image, items = rasterize(scene, seed, highlight, tilt_room=style.scanned)
+    canvas, items = delivered(scene, style, seed, min_long_side, zoom)
+    image = rasterize(scene, canvas, seed, highlight)
+    jpeg = None
     if style.scanned:
-        image, items = degrade(image, items, seed, style.palette["paper"])
-    return RenderResult(image, items, letters, scene.k, style.name, seed)
+        image, jpeg = degrade(image, seed, style.palette["paper"], canvas.zoom)
+    return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
+
+
+def lay_out(model: Model, style: Style, k: float) -> tuple[Scene, dict[str, str]]:
+    """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels."""
+    scene = Scene(style, k)
+    draw_members(scene, model)
+    draw_hinges(scene, model)
+    requests = draw_supports(scene, model)
+    requests += draw_loads(scene, model)
+    plans = plan_dimensions(scene, model)  # before labels: they keep off extension lines
+    letters = place_letters(scene, model)
+    place_requests(scene, requests)
+    draw_dimensions(scene, model, plans)  # last: chains go outside everything, labels included
+    return scene, letters
+
+
+def crowded(scene: Scene) -> bool:
+    """Whether the layout breaks a legibility rule that more room could mend."""
+    rec = Record(scene.layout.items, 0, 0, on_page=False)
+    return bool(check(rec, {k: v for k, v in RULES.items() if k != "size"}))
+
+
+def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float | None,
+                scheme: str) -> tuple[Scene, dict[str, str]]:
+    """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
+    first layout is too crowded to satisfy the legibility rules."""
+    parsed = as_model(model)
+    check_drawable(parsed)
+    st = get_style(style, scheme)
+    if scale is not None:
+        return lay_out(parsed, st, resolve_scale(parsed, scale))
+    k = auto_scale(parsed)
+    span = _span(parsed)
+    for grow in ROOMIER:
+        scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)))
+        if not crowded(scene):
+            break
+    return scene, letters
+
+
+def _span(model: Model) -> float:
+    xs, ys = [p.x for p in model.points], [p.y for p in model.points]
+    return max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
 
 
 def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
                  highlight: Mapping[str, Any] | None = None, scale: float | None = None, *,
-                 scheme: str = "normal") -> RenderResult:
+                 scheme: str = "normal", min_long_side: int | None = MIN_LONG_SIDE,
+                 zoom: float | None = None) -> RenderResult:
     """Draw ``model`` as an exam figure: members, hinges, supports, loads with values,
     dimension chains and point letters, with no label touching anything else.
 
     ``highlight`` maps ids to colours: a bare id ("L3") colours every element with that
     id; "point:P1", "link:L1", "support:S1", "load:LD2" name one kind; "hinge:L1:A"
     (a released end) and "hinge:P4" (a joint circle) name hinges. ``scheme="ghost"``
-    draws everything in pale colours. ``scale`` is pixels per metre (default: fitted).
+    draws everything in pale colours. ``scale`` is design pixels per metre (default:
+    fitted). The figure is enlarged as a whole until its long side is at least
+    ``min_long_side`` px (0 or None: its natural size, e.g. for thumbnails in reports),
+    or by exactly ``zoom``.
     """
-    parsed = as_model(model)
-    check_drawable(parsed)
-    st = get_style(style, scheme)
     colours = parse_highlight(highlight)
-    scene = Scene(st, resolve_scale(parsed, scale))
-    draw_members(scene, parsed)
-    draw_hinges(scene, parsed)
-    requests = draw_supports(scene, parsed)
-    requests += draw_loads(scene, parsed)
-    letters = place_letters(scene, parsed)
-    place_requests(scene, requests)
-    draw_dimensions(scene, parsed)  # last: chains go outside everything, labels included
-    return finish(scene, st, seed, colours, letters)
+    scene, letters = build_scene(model, style, scale, scheme)
+    return finish(scene, scene.style, seed, colours, letters, min_long_side=min_long_side,
+                  zoom=zoom)
+
+
+def layout_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
+                 scale: float | None = None, *, scheme: str = "normal",
+                 min_long_side: int | None = MIN_LONG_SIDE,
+                 zoom: float | None = None) -> FigureLayout:
+    """The layout record :func:`render_model` would return with the same arguments,
+    without drawing a pixel (the scanned tilt included): for checks over many figures."""
+    scene, letters = build_scene(model, style, scale, scheme)
+    canvas, items = delivered(scene, scene.style, seed, min_long_side, zoom)
+    return FigureLayout(items, letters, scene.k, scene.style.name, seed, canvas.width,
+                        canvas.height, canvas.zoom)

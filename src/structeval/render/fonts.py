@@ -41,3 +41,9 @@ def text_size(text: str, size: float) -> tuple[float, float]:
     """Width and height of the text's ink in final pixels."""
     left, top, right, bottom = ink_box(text, size)
     return (right - left) / SUPERSAMPLE, (bottom - top) / SUPERSAMPLE
+
+
+def cap_height(size: float) -> float:
+    """Height of a capital letter's ink in final pixels: how big text looks, the yardstick
+    the legibility rules measure arrowheads against."""
+    return text_size("H", size)[1]

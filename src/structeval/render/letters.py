@@ -5,6 +5,7 @@ from __future__ import annotations
 import string
 
 from ..model.types import Model
+from .glyphs import Anchor
 from .members import directions_at
 from .placement import free_direction, place_label
 from .scene import Scene
@@ -35,7 +36,9 @@ def place_letters(scene: Scene, model: Model) -> dict[str, str]:
         occupied = directions_at(scene, model, p.id)
         if p.id in supported:
             occupied.append(ground_side(scene, model, supported[p.id]))
-        place_label(scene, name, size, p.id, "point", "letter", anchor=scene.px(p.x, p.y),
-                    prefer=free_direction(occupied), radii=LETTER_RADII)
+        here = scene.px(p.x, p.y)
+        place_label(scene, name, size, p.id, "point", "letter", anchor=here,
+                    prefer=free_direction(occupied), radii=LETTER_RADII,
+                    at=Anchor(f"point:{p.id}", (here,)))
         letters[name] = p.id
     return letters

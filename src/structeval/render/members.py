@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..model.types import Model
+from .glyphs import Anchor, Glyph
 from .scene import LAYER_HINGE, LAYER_MEMBER, Disc, Scene, Stroke, along, unit_vec
 from .shapes import XY, Capsule
 
@@ -49,7 +50,8 @@ def draw_members(scene: Scene, model: Model) -> None:
         pa, pb = model.point(lk.a), model.point(lk.b)
         a, b = scene.px(pa.x, pa.y), scene.px(pb.x, pb.y)
         scene.add("member", lk.id, "link", "member",
-                  [(Stroke((a, b), w, "ink"), LAYER_MEMBER)], [Capsule(a, b, w / 2 + 0.5)])
+                  [(Stroke((a, b), w, "ink"), LAYER_MEMBER)], [Capsule(a, b, w / 2 + 0.5)],
+                  glyph=Glyph("member", paths={"ends": (a, b)}, lengths={"width": w}))
 
 
 def draw_hinges(scene: Scene, model: Model) -> None:
@@ -61,7 +63,8 @@ def draw_hinges(scene: Scene, model: Model) -> None:
             keys = tuple(f"hinge:{lid}:{end}" for lid, end, _ in ends)
             scene.add("hinge", pid, "point", "hinge",
                       [(Disc(here, HINGE_R, "paper", "ink", width), LAYER_HINGE)],
-                      keys=(f"hinge:{pid}", *keys))
+                      keys=(f"hinge:{pid}", *keys), glyph=_circle(here, "joint"),
+                      anchor=Anchor(f"point:{pid}", (here,)))
             continue
         for lid, end, hinged in ends:
             if not hinged:
@@ -71,4 +74,10 @@ def draw_hinges(scene: Scene, model: Model) -> None:
             centre = along(here, unit_vec(here, scene.px(other.x, other.y)), HINGE_R + 1.0)
             scene.add("hinge", lid, "link", f"hinge-{end}",
                       [(Disc(centre, HINGE_R, "paper", "ink", width), LAYER_HINGE)],
-                      keys=(f"hinge:{lid}:{end}",))
+                      keys=(f"hinge:{lid}:{end}",), glyph=_circle(centre, "end"),
+                      anchor=Anchor(f"point:{pid}", (here,)))
+
+
+def _circle(centre: XY, place: str) -> Glyph:
+    return Glyph("hinge", points={"centre": centre}, lengths={"r": HINGE_R},
+                 facts={"place": place})

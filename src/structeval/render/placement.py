@@ -8,10 +8,12 @@ the tail side of an arrow).
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .fonts import text_size
+from .glyphs import Anchor
 from .scene import Scene
 from .shapes import XY, Rect
 
@@ -42,26 +44,38 @@ def ring_candidates(anchor: XY, w: float, h: float, prefer: XY | None,
 def place_label(scene: Scene, text: str, size: float, owner: str, owner_type: str, role: str,
                 *, anchor: XY | None = None, prefer: XY | None = None,
                 candidates: list[Rect] | None = None, colour_role: str = "text",
-                radii: Iterable[float] = RADII) -> int:
-    """Place ``text`` at the first free candidate (or the least-crowded one) and draw it."""
+                radii: Iterable[float] = RADII, at: Anchor | None = None,
+                accept: Callable[[Rect], bool] | None = None, also: tuple[XY, ...] = ()) -> int:
+    """Place ``text`` at the first free candidate that ``accept`` (if given) agrees to, or
+    else the least-crowded one, and draw it."""
     w, h = text_size(text, size)
     if candidates is None:
         assert anchor is not None
-        candidates = ring_candidates(anchor, w, h, prefer, radii)
+        rings = [ring_candidates(p, w, h, prefer, radii) for p in (anchor, *also)]
+        candidates = [r for ring in itertools.zip_longest(*[_chunks(c) for c in rings])
+                      for chunk in ring if chunk for r in chunk]
     else:
         candidates = [(r[0], r[1], r[0] + w, r[1] + h) for r in candidates]
     obstacles = scene.layout.obstacles
     best: Rect | None = None
-    best_hits = math.inf
+    best_score: tuple[float, int] = (math.inf, 1)
     for rect in candidates:
-        hits = obstacles.hits(rect, CLEARANCE)
-        if not hits:
-            best = rect
+        hits = len(obstacles.hits(rect, CLEARANCE))
+        if hits >= best_score[0]:
+            continue
+        refused = 0 if accept is None or accept(rect) else 1
+        score = (hits + 0.5 * refused, refused)
+        if score < best_score:
+            best, best_score = rect, score
+        if score == (0, 0):
             break
-        if len(hits) < best_hits:
-            best, best_hits = rect, len(hits)
     assert best is not None
-    return scene.add_text(owner, owner_type, role, text, size, best, colour_role)
+    return scene.add_text(owner, owner_type, role, text, size, best, colour_role, at)
+
+
+def _chunks(candidates: list[Rect]) -> list[list[Rect]]:
+    """Candidates ring by ring (DIRECTIONS per ring)."""
+    return [candidates[i:i + DIRECTIONS] for i in range(0, len(candidates), DIRECTIONS)]
 
 
 def free_direction(occupied: list[XY], default: XY = (0.7071, -0.7071)) -> XY:

@@ -1,9 +1,13 @@
 """Scene → pixels: canvas sized to the drawing, style, highlight colours, anti-aliasing.
 
-Pillow draws lines without anti-aliasing, so everything is drawn at
-``SUPERSAMPLE``× and box-reduced. The hand-drawn wobble of the textbook style is
-applied here, after layout, and is smaller than the clearance kept around
-labels, so the layout record stays true for every style.
+The scene is laid out once in design pixels; the canvas (:class:`Canvas`) places it
+with a margin and enlarges it as a whole to the delivered size (``min_long_side``),
+so every proportion the legibility rules rely on (a head against its text, a
+hatch stroke against its symbol) is the same at every size, and the layout record
+is mapped by the same similarity. Pillow draws lines without anti-aliasing, so
+everything is drawn at ``SUPERSAMPLE``× and box-reduced. The hand-drawn wobble of
+the textbook style is applied here, after layout, and is smaller than the
+clearance kept around labels, so the layout record stays true for every style.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import itertools
 import math
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
@@ -19,15 +24,16 @@ from .degrade import tilt_margin
 from .errors import RenderError
 from .fonts import SUPERSAMPLE, font, ink_box
 from .layout import LayoutItem
-from .scene import Disc, Fill, Painted, Scene, Stroke, Text, prim_bbox, shifted
-from .shapes import XY, rect_union
+from .scene import Disc, Fill, Painted, Scene, Stroke, Text, placed, prim_bbox
+from .shapes import XY, Similarity, rect_union
 from .styles import RGB, Style
 
 MARGIN = 14.0
 MAX_PIXELS = 16_000_000
 
 
-def _jittered(points: tuple[XY, ...], amp: float, rng: random.Random) -> list[XY]:
+def _jittered(points: tuple[XY, ...], amp: float, rng: random.Random, zoom: float = 1.0,
+              ) -> list[XY]:
     """A hand-drawn version of a polyline: a gentle wave across each straight piece."""
     if amp <= 0:
         return list(points)
@@ -35,9 +41,9 @@ def _jittered(points: tuple[XY, ...], amp: float, rng: random.Random) -> list[XY
     last = len(points) - 2
     for k, ((x0, y0), (x1, y1)) in enumerate(itertools.pairwise(points)):
         length = math.hypot(x1 - x0, y1 - y0)
-        n = max(1, round(length / 16.0))
+        n = max(1, round(length / (16.0 * zoom)))
         nx, ny = (-(y1 - y0) / length, (x1 - x0) / length) if length > 0 else (0.0, 0.0)
-        phase, waves = rng.uniform(0, 2 * math.pi), rng.uniform(0.3, 1.0) * length / 120.0
+        phase, waves = rng.uniform(0, 2 * math.pi), rng.uniform(0.3, 1.0) * length / (120.0 * zoom)
         bow = rng.uniform(-amp, amp)
         for i in range(n + (1 if k == last else 0)):
             t = i / n
@@ -62,9 +68,10 @@ def _dashes(points: list[XY], dash: float) -> list[list[XY]]:
 
 class _Painter:
     def __init__(self, image: Image.Image, style: Style, highlight: Mapping[str, RGB],
-                 rng: random.Random):
+                 rng: random.Random, zoom: float = 1.0):
         self.draw = ImageDraw.Draw(image)
         self.style, self.highlight, self.rng = style, highlight, rng
+        self.jitter, self.zoom = style.jitter * zoom, zoom
 
     def colour(self, role: str, keys: tuple[str, ...]) -> RGB:
         if role != "paper":
@@ -78,16 +85,16 @@ class _Painter:
         scaled = [(x * ss, y * ss) for x, y in pts]
         w = max(1, round(width * ss))
         self.draw.line(scaled, fill=colour, width=w, joint="curve")
-        if width >= 1.5:  # round caps so members meet cleanly at joints
+        if width >= 1.5 * self.zoom:  # round caps so members meet cleanly at joints
             r = w / 2
             for x, y in (scaled[0], scaled[-1]):
                 self.draw.ellipse((x - r, y - r, x + r, y + r), fill=colour)
 
     def paint(self, item: Painted) -> None:
-        p, keys, ss, amp = item.prim, item.keys, SUPERSAMPLE, self.style.jitter
+        p, keys, ss, amp = item.prim, item.keys, SUPERSAMPLE, self.jitter
         if isinstance(p, Stroke):
             pts = list(p.points) + ([p.points[0]] if p.closed else [])
-            pts = _jittered(tuple(pts), amp, self.rng)
+            pts = _jittered(tuple(pts), amp, self.rng, self.zoom)
             colour = self.colour(p.role, keys)
             for piece in (_dashes(pts, p.dash) if p.dash else [pts]):
                 self._polyline(piece, p.width, colour)
@@ -111,25 +118,60 @@ class _Painter:
                            font=font(round(p.size * ss)), fill=self.colour(p.role, keys))
 
 
-def rasterize(scene: Scene, seed: int, highlight: Mapping[str, RGB], *, tilt_room: bool = False,
-              ) -> tuple[Image.Image, list[LayoutItem]]:
-    """Paint the scene on a canvas that fits it with a margin to spare on every side (wider
-    when the page will be tilted afterwards)."""
+@dataclass(frozen=True)
+class Canvas:
+    """Where the figure lands: canvas size in delivered pixels and the design → canvas map."""
+
+    width: int
+    height: int
+    place: Similarity
+
+    @property
+    def zoom(self) -> float:
+        return self.place.scale
+
+
+def fit_zoom(natural_long_side: float, min_long_side: int | None) -> float:
+    """The enlargement that brings the long side to ``min_long_side`` (never a reduction)."""
+    if not min_long_side or natural_long_side <= 0:
+        return 1.0
+    return max(1.0, min_long_side / natural_long_side)
+
+
+def canvas_for(scene: Scene, *, tilt_room: bool = False, min_long_side: int | None = None,
+               zoom: float | None = None) -> Canvas:
+    """A canvas that fits the drawing with a margin on every side (wider when the page will
+    be tilted afterwards), enlarged so its long side is at least ``min_long_side`` px
+    (or by exactly ``zoom``)."""
     rects = [prim_bbox(p.prim) for p in scene.painted] + [scene.layout.extent()]
     x0, y0, x1, y1 = rect_union(rects)
-    margin = MARGIN + (tilt_margin(x1 - x0, y1 - y0) if tilt_room else 0.0)
-    width, height = math.ceil(x1 - x0 + 2 * margin), math.ceil(y1 - y0 + 2 * margin)
+    w, h = x1 - x0, y1 - y0
+    tilt = tilt_margin(w, h) if tilt_room else 0.0
+    if zoom is None:
+        zoom = fit_zoom(max(w, h) + 2 * (MARGIN + tilt), min_long_side)
+    elif not (isinstance(zoom, int | float) and math.isfinite(zoom) and 0 < zoom <= 20):
+        raise RenderError(f"zoom must be a number in (0, 20], got {zoom!r}")
+    margin = MARGIN + tilt
+    width, height = math.ceil((w + 2 * margin) * zoom), math.ceil((h + 2 * margin) * zoom)
     if width * height > MAX_PIXELS:
         raise RenderError(f"the figure would be {width}×{height} px; use a smaller scale "
                           f"(now {scene.k:g} px/m)")
-    dx, dy = margin - x0, margin - y0
-    image = Image.new("RGB", (width * SUPERSAMPLE, height * SUPERSAMPLE),
+    return Canvas(width, height, Similarity.shift_zoom(margin - x0, margin - y0, zoom))
+
+
+def rasterize(scene: Scene, canvas: Canvas, seed: int, highlight: Mapping[str, RGB],
+              ) -> Image.Image:
+    """Paint the scene on its canvas (supersampled, then reduced)."""
+    image = Image.new("RGB", (canvas.width * SUPERSAMPLE, canvas.height * SUPERSAMPLE),
                       scene.style.palette["paper"])
-    painter = _Painter(image, scene.style, highlight, random.Random(seed))
+    painter = _Painter(image, scene.style, highlight, random.Random(seed), canvas.zoom)
     order = sorted(range(len(scene.painted)), key=lambda i: (scene.painted[i].layer, i))
     for i in order:
         item = scene.painted[i]
-        painter.paint(Painted(shifted(item.prim, dx, dy), item.layer, item.keys))
-    image = image.reduce(SUPERSAMPLE)
-    items = [it.mapped(lambda q: (q[0] + dx, q[1] + dy)) for it in scene.layout.items]
-    return image, items
+        painter.paint(Painted(placed(item.prim, canvas.place), item.layer, item.keys))
+    return image.reduce(SUPERSAMPLE)
+
+
+def placed_items(scene: Scene, canvas: Canvas) -> list[LayoutItem]:
+    """The layout record in canvas pixels."""
+    return [it.mapped(canvas.place) for it in scene.layout.items]

@@ -7,12 +7,14 @@ styles repaint the same geometry, and lets highlighting recolour by element id.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field, replace
 
-from .fonts import text_size
+from .fonts import cap_height, text_size
+from .glyphs import Anchor, Glyph
 from .layout import Layout
-from .shapes import XY, Box, Rect, Shape
+from .shapes import XY, Box, Capsule, Rect, Shape, Similarity
 from .styles import Style
 
 
@@ -78,12 +80,35 @@ def prim_bbox(p: Prim) -> Rect:
     return (min(xs) - pad, min(ys) - pad, max(xs) + pad, max(ys) + pad)
 
 
-def shifted(p: Prim, dx: float, dy: float) -> Prim:
+def outline_shapes(prims: list[tuple[Prim, int]]) -> list[Shape]:
+    """Collision shapes that follow what is inked: strokes and polygon edges as capsules,
+    discs as boxes. For symbols whose boxes would claim empty space (a triangle's corner),
+    so that a neighbour may come close to the lines without being counted as touching."""
+    out: list[Shape] = []
+    for p, _ in prims:
+        if isinstance(p, Stroke):
+            pts = list(p.points) + ([p.points[0]] if p.closed else [])
+            out += [Capsule(a, b, p.width / 2 + 0.5) for a, b in itertools.pairwise(pts)]
+        elif isinstance(p, Fill):
+            pts = [*p.points, p.points[0]]
+            out += [Capsule(a, b, p.width / 2 + 0.5) for a, b in itertools.pairwise(pts)]
+        else:
+            out.append(Box(prim_bbox(p)))
+    return out
+
+
+def placed(p: Prim, f: Similarity) -> Prim:
+    """The primitive moved onto the canvas and enlarged to the delivered size."""
+    k = f.scale
     if isinstance(p, Text):
-        return replace(p, x=p.x + dx, y=p.y + dy)
+        x, y = f((p.x, p.y))
+        return replace(p, x=x, y=y, size=p.size * k)
     if isinstance(p, Disc):
-        return replace(p, center=(p.center[0] + dx, p.center[1] + dy))
-    return replace(p, points=tuple((q[0] + dx, q[1] + dy) for q in p.points))
+        return replace(p, center=f(p.center), r=p.r * k, width=p.width * k)
+    if isinstance(p, Stroke):
+        return replace(p, points=tuple(f(q) for q in p.points), width=p.width * k,
+                       dash=p.dash * k)
+    return replace(p, points=tuple(f(q) for q in p.points), width=p.width * k)
 
 
 @dataclass
@@ -103,20 +128,22 @@ class Scene:
 
     def add(self, kind: str, owner: str, owner_type: str, role: str,
             prims: list[tuple[Prim, int]], shapes: list[Shape] | None = None,
-            keys: tuple[str, ...] = (), text: str | None = None) -> int:
+            keys: tuple[str, ...] = (), text: str | None = None, glyph: Glyph | None = None,
+            anchor: Anchor | None = None) -> int:
         """Register one drawn thing; its shapes default to the primitives' boxes."""
         all_keys = (*keys, f"{owner_type}:{owner}", owner)
         for prim, layer in prims:
             self.painted.append(Painted(prim, layer, all_keys))
         if shapes is None:
             shapes = [Box(prim_bbox(p)) for p, _ in prims]
-        return self.layout.add(kind, owner, owner_type, role, shapes, text)
+        return self.layout.add(kind, owner, owner_type, role, shapes, text, glyph, anchor)
 
     def add_text(self, owner: str, owner_type: str, role: str, text: str, size: float,
-                 rect: Rect, colour_role: str = "text") -> int:
+                 rect: Rect, colour_role: str = "text", anchor: Anchor | None = None) -> int:
         prim = Text(rect[0], rect[1], text, size, colour_role)
+        glyph = Glyph("text", lengths={"size": size, "cap": cap_height(size)})
         return self.add("label", owner, owner_type, role, [(prim, LAYER_TEXT)],
-                        [Box(prim_bbox(prim))], text=text)
+                        [Box(prim_bbox(prim))], text=text, glyph=glyph, anchor=anchor)
 
 
 def unit_vec(a: XY, b: XY) -> XY:

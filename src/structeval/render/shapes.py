@@ -17,6 +17,55 @@ XY = tuple[float, float]
 PointMap = Callable[[XY], XY]
 
 
+@dataclass(frozen=True)
+class Similarity:
+    """p ↦ zoom·R·p + t: how a figure goes from design pixels to the delivered image.
+
+    Moving onto the canvas, enlarging to the delivered size and the scanned tilt are
+    all of this kind, so lengths (a hinge's radius, a capsule's half-width) scale by
+    one factor and angles between drawn things survive, which is what lets the layout
+    record describe the delivered picture exactly.
+    """
+
+    a: float = 1.0  # [[a, b], [c, d]] · p + (tx, ty)
+    b: float = 0.0
+    c: float = 0.0
+    d: float = 1.0
+    tx: float = 0.0
+    ty: float = 0.0
+
+    @classmethod
+    def shift_zoom(cls, dx: float, dy: float, zoom: float) -> Similarity:
+        """(p + (dx, dy)) · zoom."""
+        return cls(zoom, 0.0, 0.0, zoom, dx * zoom, dy * zoom)
+
+    @classmethod
+    def turn(cls, centre: XY, degrees: float) -> Similarity:
+        """Counter-clockwise on screen (y down) about ``centre``, as ``Image.rotate`` turns."""
+        co, si = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+        cx, cy = centre
+        return cls(co, si, -si, co, cx - co * cx - si * cy, cy + si * cx - co * cy)
+
+    @property
+    def scale(self) -> float:
+        return math.sqrt(abs(self.a * self.d - self.b * self.c))
+
+    def __call__(self, p: XY) -> XY:
+        return (self.a * p[0] + self.b * p[1] + self.tx, self.c * p[0] + self.d * p[1] + self.ty)
+
+    def then(self, after: Similarity) -> Similarity:
+        """``after ∘ self``."""
+        return Similarity(after.a * self.a + after.b * self.c, after.a * self.b + after.b * self.d,
+                          after.c * self.a + after.d * self.c, after.c * self.b + after.d * self.d,
+                          after.a * self.tx + after.b * self.ty + after.tx,
+                          after.c * self.tx + after.d * self.ty + after.ty)
+
+
+def map_scale(f: PointMap) -> float:
+    """How much ``f`` enlarges lengths (1 for a plain callable: a translation)."""
+    return float(getattr(f, "scale", 1.0))
+
+
 def rect_union(rects: list[Rect]) -> Rect:
     return (min(r[0] for r in rects), min(r[1] for r in rects),
             max(r[2] for r in rects), max(r[3] for r in rects))
@@ -32,7 +81,7 @@ def rect_overlap_area(a: Rect, b: Rect) -> float:
     return max(w, 0.0) * max(h, 0.0)
 
 
-def _point_segment_distance(p: XY, a: XY, b: XY) -> float:
+def point_segment_distance(p: XY, a: XY, b: XY) -> float:
     dx, dy = b[0] - a[0], b[1] - a[1]
     den = dx * dx + dy * dy
     t = 0.0 if den == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / den))
@@ -59,7 +108,7 @@ def segment_rect_distance(a: XY, b: XY, r: Rect) -> float:
     for i in range(4):
         if _segments_cross(a, b, corners[i], corners[(i + 1) % 4]):
             return 0.0
-    best = min(_point_segment_distance(c, a, b) for c in corners)
+    best = min(point_segment_distance(c, a, b) for c in corners)
     for p in (a, b):
         dx = max(r[0] - p[0], 0.0, p[0] - r[2])
         dy = max(r[1] - p[1], 0.0, p[1] - r[3])
@@ -118,11 +167,11 @@ class Capsule:
         return segment_rect_distance(self.a, self.b, r) < self.r + pad
 
     def mapped(self, f: PointMap) -> Capsule:
-        return Capsule(f(self.a), f(self.b), self.r)
+        return Capsule(f(self.a), f(self.b), self.r * map_scale(f))
 
     def ray_entry(self, o: XY, d: XY) -> float | None:
         """Smallest t >= 0 with o + t·d within r of the segment (d a unit vector)."""
-        if _point_segment_distance(o, self.a, self.b) <= self.r:
+        if point_segment_distance(o, self.a, self.b) <= self.r:
             return 0.0
         hits = [t for c in (self.a, self.b) if (t := _ray_circle(o, d, c, self.r)) is not None]
         ux, uy = self.b[0] - self.a[0], self.b[1] - self.a[1]
@@ -168,6 +217,6 @@ def touches(a: Shape, b: Shape, pad: float) -> bool:
         return a.hits(b.rect, pad)
     if _segments_cross(a.a, a.b, b.a, b.b):
         return True
-    gap = min(_point_segment_distance(a.a, b.a, b.b), _point_segment_distance(a.b, b.a, b.b),
-              _point_segment_distance(b.a, a.a, a.b), _point_segment_distance(b.b, a.a, a.b))
+    gap = min(point_segment_distance(a.a, b.a, b.b), point_segment_distance(a.b, b.a, b.b),
+              point_segment_distance(b.a, a.a, a.b), point_segment_distance(b.b, a.a, a.b))
     return gap < a.r + b.r + pad

@@ -10,10 +10,12 @@ side comes from the geometry alone.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..model.semantics import unit
 from ..model.types import Model, Support, SupportKind
 from .arrows import LabelRequest, angle_mark
+from .glyphs import Anchor, Glyph
 from .members import HINGE_R, directions_at, joint_hinged
 from .scene import (
     LAYER_SUPPORT,
@@ -24,6 +26,7 @@ from .scene import (
     Scene,
     Stroke,
     frame_point,
+    outline_shapes,
 )
 from .shapes import XY
 
@@ -84,7 +87,7 @@ def ground_side(scene: Scene, model: Model, support: Support) -> XY:
 
 
 def _hatch(o: XY, u: XY, v: XY, u0: float, u1: float, v0: float, depth: float,
-           width: float, step: float = 6.0) -> list[tuple[Prim, int]]:
+           width: float, step: float) -> list[tuple[Prim, int]]:
     """Ground hatching: short strokes below the line v = v0, between u0 and u1."""
     out: list[tuple[Prim, int]] = []
     k = 0
@@ -102,9 +105,37 @@ def _line(o: XY, u: XY, v: XY, a: tuple[float, float], b: tuple[float, float], w
     return Stroke((frame_point(o, u, v, *a), frame_point(o, u, v, *b)), width, "ink"), LAYER_SUPPORT
 
 
+@dataclass(frozen=True)
+class Symbol:
+    """A support symbol's geometry in its local frame (u along the ground, v into it).
+
+    Sizes are design pixels; every delivered figure is at least this large, and the
+    legibility rules check the delivered sizes (a fixed wall must not shrink into
+    something that reads as a pin's ground line).
+    """
+
+    ground_v: float  # where the ground line (rolling surface, rails, wall) lies
+    half: float  # half the ground line's length
+    hatch_from: float
+    hatch_to: float
+    hatch_depth: float
+    hatch_step: float
+
+
+PIN_H, PIN_HALF = 22.0, 13.0
+ROLLER_H, ROLLER_HALF, WHEEL_R = 18.0, 12.0, 4.0
+SYMBOLS = {
+    SupportKind.PIN: Symbol(PIN_H, 20.0, -16.0, 20.0, 8.0, 6.0),
+    SupportKind.ROLLER: Symbol(ROLLER_H + 2 * WHEEL_R + 1.0, 20.0, -16.0, 20.0, 8.0, 6.0),
+    SupportKind.FIXED: Symbol(0.0, 26.0, -22.0, 26.0, 12.0, 6.0),
+    SupportKind.SLIDER: Symbol(23.0, 24.0, -20.0, 24.0, 8.0, 6.0),
+}
+
+
 def support_prims(scene: Scene, model: Model, support: Support,
-                  ) -> tuple[list[tuple[Prim, int]], tuple[XY, XY] | None]:
-    """The symbol, and its ground line (whose tilt states the angle of a roller/slider)."""
+                  ) -> tuple[list[tuple[Prim, int]], tuple[XY, XY], Glyph]:
+    """The symbol, its ground line (whose tilt states the angle of a roller/slider) and
+    what a reader sees of it."""
     p = model.point(support.at)
     o = scene.px(p.x, p.y)
     v = ground_side(scene, model, support)
@@ -112,39 +143,46 @@ def support_prims(scene: Scene, model: Model, support: Support,
     st = scene.style
     lw, thin = st.line_width, st.thin_width
     top = HINGE_R if joint_hinged(model, support.at) else 0.0
-    prims: list[tuple[Prim, int]] = []
-    ground: tuple[XY, XY] | None = None
     kind = support.kind
+    sym = SYMBOLS[kind]
+    prims: list[tuple[Prim, int]] = []
+    base = top + sym.ground_v
+    extra: dict[str, float] = {}
     if kind in (SupportKind.PIN, SupportKind.ROLLER):
-        h, half = (19.0, 11.0) if kind is SupportKind.PIN else (16.0, 10.0)
+        h, half = (PIN_H, PIN_HALF) if kind is SupportKind.PIN else (ROLLER_H, ROLLER_HALF)
         tri = tuple(frame_point(o, u, v, a, b) for a, b in ((0, top), (-half, top + h),
                                                             (half, top + h)))
         prims.append((Fill(tri, "paper", "ink", lw), LAYER_SUPPORT))
-        base = top + h
         if kind is SupportKind.ROLLER:
-            wr = 3.2
-            for uu in (-5.5, 5.5):
-                prims.append((Disc(frame_point(o, u, v, uu, base + wr), wr, "paper", "ink", lw),
-                              LAYER_SUPPORT))
-            base += 2 * wr + 0.8
-        prims.append(_line(o, u, v, (-17, base), (17, base), lw))
-        prims += _hatch(o, u, v, -14, 17, base, 6.0, thin)
-        ground = (frame_point(o, u, v, -17, base), frame_point(o, u, v, 17, base))
+            for uu in (-half / 2 - 1.0, half / 2 + 1.0):
+                prims.append((Disc(frame_point(o, u, v, uu, top + h + WHEEL_R), WHEEL_R, "paper",
+                                   "ink", lw), LAYER_SUPPORT))
+            extra["wheel_r"] = WHEEL_R
+        prims.append(_line(o, u, v, (-sym.half, base), (sym.half, base), lw))
     elif kind is SupportKind.FIXED:
-        prims.append(_line(o, u, v, (-18, 0), (18, 0), st.member_width))
-        prims += _hatch(o, u, v, -14, 19, 1.5, 7.0, thin)
+        base = 0.0
+        prims.append(_line(o, u, v, (-sym.half, 0), (sym.half, 0), st.member_width * 1.25))
     else:  # slider: a block gliding between two rails laid along the free direction
-        near, far = 6.0, 20.0
-        prims.append(_line(o, u, v, (0, 0), (0, 8.5), st.member_width))
-        block = tuple(frame_point(o, u, v, a, b) for a, b in ((-10, 8.5), (10, 8.5), (10, 17.5),
-                                                              (-10, 17.5)))
+        near = 8.0
+        prims.append(_line(o, u, v, (0, 0), (0, 10.0), st.member_width))
+        block = tuple(frame_point(o, u, v, a, b) for a, b in ((-11, 10.0), (11, 10.0),
+                                                              (11, 20.0), (-11, 20.0)))
         prims.append((Fill(block, "paper", "ink", lw), LAYER_SUPPORT))
-        prims.append(_line(o, u, v, (-22, near), (-4, near), lw))
-        prims.append(_line(o, u, v, (4, near), (22, near), lw))
-        prims.append(_line(o, u, v, (-22, far), (22, far), lw))
-        prims += _hatch(o, u, v, -19, 22, far, 6.0, thin)
-        ground = (frame_point(o, u, v, -22, far), frame_point(o, u, v, 22, far))
-    return prims, ground
+        prims.append(_line(o, u, v, (-sym.half, near), (-5, near), lw))
+        prims.append(_line(o, u, v, (5, near), (sym.half, near), lw))
+        prims.append(_line(o, u, v, (-sym.half, base), (sym.half, base), lw))
+    hatch = _hatch(o, u, v, sym.hatch_from, sym.hatch_to, base + (0.0 if base else 1.5),
+                   sym.hatch_depth, thin, sym.hatch_step)
+    prims += hatch
+    ground = (frame_point(o, u, v, -sym.half, base), frame_point(o, u, v, sym.half, base))
+    glyph = Glyph("support", points={"attach": o,
+                                     "ground": frame_point(o, u, v, 0.0, base + sym.hatch_depth)},
+                  paths={"ground_line": ground},
+                  lengths={"size": base, "width": 2 * sym.half,
+                           "hatch_len": sym.hatch_depth * math.sqrt(2),
+                           "hatch_gap": sym.hatch_step / math.sqrt(2), **extra},
+                  facts={"symbol": kind.value, "set": "a", "hatch_count": len(hatch)})
+    return prims, ground, glyph
 
 
 def draw_supports(scene: Scene, model: Model) -> list[LabelRequest]:
@@ -152,13 +190,17 @@ def draw_supports(scene: Scene, model: Model) -> list[LabelRequest]:
     (its angle cannot be guessed from the picture alone)."""
     requests = []
     for s in model.supports:
-        prims, ground = support_prims(scene, model, s)
-        scene.add("support", s.id, "support", s.kind.value, prims)
-        if ground is None or s.kind not in (SupportKind.ROLLER, SupportKind.SLIDER):
+        prims, ground, glyph = support_prims(scene, model, s)
+        p = model.point(s.at)
+        anchor = Anchor(f"point:{s.at}", (scene.px(p.x, p.y),))
+        scene.add("support", s.id, "support", s.kind.value, prims, outline_shapes(prims),
+                  glyph=glyph, anchor=anchor)
+        if s.kind not in (SupportKind.ROLLER, SupportKind.SLIDER):
             continue
-        a, b = sorted(ground, key=lambda p: (p[1], p[0]))  # vertex: the lower end
-        ray = (a[0] - b[0], a[1] - b[1])
+        upper, lower = sorted(ground, key=lambda q: (q[1], q[0]))
+        ray = (lower[0] - upper[0], lower[1] - upper[1])  # the surface, on beyond its low end
         deg = math.degrees(math.atan2(abs(ray[1]), abs(ray[0])))
         if min(deg, 90.0 - deg) >= 0.05:
-            requests.append(angle_mark(scene, s.id, "support", b, ray, deg, "dim"))
+            requests.append(angle_mark(scene, s.id, "support", lower, ray, deg, "dim",
+                                       extend=True, anchor=anchor))
     return requests

@@ -131,7 +131,8 @@ def pair_pictures(gt: Model | None, cand: Model | None, gt_marks: Mapping[str, s
     gt_note = "the ground truth is not available (task not found in the dataset)"
     if gt is not None:
         gt_fig, gt_note = guarded("the ground truth cannot be drawn",
-                                  lambda: render_model(gt, highlight=dict(gt_marks)))
+                                  lambda: render_model(gt, highlight=dict(gt_marks),
+                                                       min_long_side=None))
     scale = gt_fig.scale if gt_fig is not None else None
     cand_fig: RenderResult | None = None
     cand_note: str | None = cand_missing
@@ -140,7 +141,7 @@ def pair_pictures(gt: Model | None, cand: Model | None, gt_marks: Mapping[str, s
         if scale is not None and _extent(cand) * scale > MAX_CANVAS:
             cand_scale = None  # e.g. millimetres for metres: draw it at its own scale
         cand_fig, cand_note = guarded("your model cannot be drawn", lambda: render_model(
-            cand, highlight=dict(cand_marks), scale=cand_scale))
+            cand, highlight=dict(cand_marks), scale=cand_scale, min_long_side=None))
     gt_pic, cand_pic = _pair(gt_fig.image if gt_fig else None,
                              cand_fig.image if cand_fig else None, gt_note, cand_note, width)
     gt_m: Image.Image | None = None

@@ -1,0 +1,50 @@
+"""Legibility rules: checks over a figure's layout record, each returning violations.
+
+A benchmark item is fair only if a careful reader can take everything it needs
+from the picture. These rules state what that means for our drawings, in
+delivered pixels, so that the generator, ``--debug``-style tools and the tests can
+all ask the same question of any figure (``check(layout_model(...))`` costs no
+pixels). The readability proof in the tests then shows that a reader following
+these facts rebuilds every task exactly.
+
+Rules (see each module): ``size`` (long side ≥ 1,600 px), ``couples``, ``supports``
+(:mod:`.symbols`), ``texts`` and ``dimensions`` (:mod:`.texts`), ``coordinates`` and
+``load-positions``, ``arrows`` (:mod:`.positions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .positions import arrows_point, coordinates, load_positions
+from .record import Record, Violation
+from .symbols import couples, supports
+from .texts import association, dimension_texts, overlaps
+
+MIN_LONG_SIDE = 1600
+
+
+def size(rec: Record) -> list[Violation]:
+    long_side = max(rec.width, rec.height)
+    if long_side < MIN_LONG_SIDE:
+        return [Violation("size", "image", f"{rec.width}×{rec.height} px: the long side is "
+                          f"under {MIN_LONG_SIDE} px")]
+    return []
+
+
+Rule = Callable[[Record], list[Violation]]
+RULES: dict[str, Rule] = {
+    "size": size, "couples": couples, "supports": supports, "text-overlaps": overlaps,
+    "text-association": association, "dimensions": dimension_texts,
+    "coordinates": coordinates, "load-positions": load_positions, "arrows": arrows_point,
+}
+
+
+def check(result: object, rules: dict[str, Rule] | None = None) -> list[Violation]:
+    """Every violation of ``rules`` (default: all) in a figure's layout record
+    (a ``FigureLayout``, a ``RenderResult`` or a :class:`Record`)."""
+    rec = Record.of(result)
+    return [v for rule in (rules or RULES).values() for v in rule(rec)]
+
+
+__all__ = ["MIN_LONG_SIDE", "RULES", "Record", "Violation", "check"]

@@ -1,0 +1,47 @@
+"""The symbolic reader: rebuild a task's FrameCalc model from its drawing alone.
+
+This is the readability proof behind every shipped task: the reader looks at the
+layout record the way a careful student looks at the figure, writes the model
+down, and the test scores it against the ground truth with
+:func:`structeval.scoring.score`. Every task must score exactly 1.0. When one does
+not, the drawing lacks (or hides) information: fix the renderer or the generator.
+Never loosen the reader to pass, and never special-case a task.
+
+What the reader may use (the rules that make it an honest proof)
+----------------------------------------------------------------
+* Only the *picture*: per drawn item its glyph (:mod:`structeval.render.glyphs`:
+  member ends, hinge circles, which support symbol stands where and which way its
+  ground lies, arrow tails and tips, rows of arrows, arcs with their heads, angle
+  marks, dimension chains with their ticks and extension lines), its kind, the
+  texts with their boxes, and the image size (:func:`view.reader_view` strips all
+  else) — plus the task's notes (e.g. "all members of this truss are pin-jointed").
+* Never: owner ids, roles (they can name a model's end A/B), anchors (the
+  renderer's own knowledge of where things belong), the model, the renderer's
+  scale, or any private renderer state.
+* Topology and order come from pixel positions: which member ends meet, which
+  symbol stands at which joint, which way an arrow points, which member a row of
+  arrows stands on, which way an arc turns.
+* Every *number* comes from drawn text: dimension values, load values, angles
+  (:mod:`.texts` parses them, in one place). Pixel geometry only decides which text
+  belongs where (a value text to the nearest glyph it can label, a dimension text
+  to the chain line nearest to it and the interval its centre lies in) and exact
+  facts a reader sees: an arrow visibly vertical or horizontal, a member visibly
+  along an axis or a direction square/parallel to a member (within half a
+  degree), a roller's ground visibly horizontal. A slanted force or support
+  needs its angle mark's text; a pixel angle is never a value.
+* A coordinate is read from a tick whose extension line runs to the place, or to
+  a place in plain sight of it along the tick's line (nothing drawn between but
+  the places' own things: no member crossing, no other joint); a joint also takes
+  a coordinate through a member visibly along that axis from a joint that has it.
+  Nothing is inferred from chords, slopes or symmetry in this (``full``)
+  dimensioning.
+
+For the next presentations (exam dimensioning, parametric legends, mm, Chinese
+texts, a second symbol set) extend the modules that own the concern: new text
+forms in :mod:`.texts`, new chain forms (``6 × 2 m``, symmetry axes, levels) in
+:mod:`.dims`, new symbols in :mod:`.supports`; keep these rules.
+"""
+
+from .build import ReadError, read_drawing
+
+__all__ = ["ReadError", "read_drawing"]
