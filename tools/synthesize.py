@@ -25,10 +25,12 @@ from structeval.dataset import CATEGORIES, DATA_DIR
 from structeval.dataset.fingerprint import fingerprint
 from structeval.dataset.images import renderer_status
 from structeval.dataset.paths import is_safe_name
+from structeval.dataset.rawfile import read_raw
 from structeval.dataset.store import fingerprints_in, render_missing, write_problem
 from structeval.generation.classics import classic_problems
 from structeval.generation.families import POOLS, catalogue
 from structeval.generation.generator import least_presentation_score, synthesize
+from structeval.generation.recipe import RECIPES, recipe_tasks
 from structeval.generation.selection import Selection, plan, problem_id
 from structeval.model import StructEvalError
 from structeval.presentation import FACTORS, Presentation
@@ -62,6 +64,19 @@ def _print_families() -> None:
                    f"{r.summary}")
 
 
+def core_fingerprints(out: Path) -> set[str]:
+    """Structures the core split already ships (a recipe never repeats one of them)."""
+    found = {fingerprint(p.model) for p in classic_problems()}
+    for path in sorted((out / "raw_models").glob("*.json")):
+        try:
+            _, block, model = read_raw(path)
+        except StructEvalError:
+            continue
+        if block.get("split") == "core":
+            found.add(fingerprint(model))
+    return found
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--count", type=click.IntRange(1, 100000), help="Number of problems to generate.")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
@@ -87,13 +102,17 @@ def _print_families() -> None:
 @click.option("--images/--no-images", default=True, show_default=True,
               help="Render each problem's picture (needs structeval.render).")
 @click.option("--classics", is_flag=True, help="Write the hand-authored classic problems.")
+@click.option("--recipe", type=click.Choice(sorted(RECIPES)),
+              help="Write the shipped splits hard and matched as the recipe plans them "
+                   "(structeval.generation.recipe); the same bytes every time.")
 @click.option("--render-missing", "render_only", is_flag=True,
               help="Only draw the images of raw problems that have none.")
 @click.option("--force", is_flag=True, help="With --render-missing: redraw every image.")
 def main(count: int | None, seed: int, category: str | None, difficulty: int | None, pool: str,
          hard: bool, families: tuple[str, ...], min_members: int,
          presentation: tuple[str, ...], list_families: bool, split: str, out: Path,
-         images: bool, classics: bool, render_only: bool, force: bool) -> None:
+         images: bool, classics: bool, recipe: str | None, render_only: bool,
+         force: bool) -> None:
     """Generate well-posed, distinct problems reproducibly from a seed."""
     if list_families:
         _print_families()
@@ -119,6 +138,8 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
             return
         if classics:
             problems = classic_problems()
+        elif recipe:
+            problems = recipe_tasks(recipe, core_fingerprints(out), progress=True)
         elif count is None:
             raise click.UsageError("give --count N (or --classics / --render-missing / "
                                    "--list-families)")

@@ -57,6 +57,7 @@ from inspect_ai.solver import Generate, TaskState, solver
 
 from structeval.dataset import Task as DatasetTask
 from structeval.dataset import load_tasks
+from structeval.dataset.benchmark import BENCHMARK
 from structeval.harness.grading import grade_answer
 from structeval.harness.images import encode_image
 from structeval.harness.prompts import LANGUAGES, repair_text, system_prompt, task_text
@@ -281,7 +282,8 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
             0 < tolerance < 1):
         raise TaskParameterError(f"tolerance must be a number in (0, 1), got {tolerance!r}")
     try:
-        chosen = select_dataset_tasks(split=split, category=category, difficulty=difficulty,
+        chosen = select_dataset_tasks(split=split or BENCHMARK, category=category,
+                                      difficulty=difficulty,
                                       presentation=presentation, data_dir=data_dir,
                                       limit=limit, id_filter=filter)
         samples = [to_sample(item) for item in chosen]

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..model.types import Model
 from ..presentation import Presentation, PresentationError, matches
+from .benchmark import ALL, BENCHMARK, benchmark_ids
 from .errors import DatasetError
 from .paths import (
     CATEGORIES,
@@ -183,11 +184,18 @@ def load_tasks(data_dir: Path | str | None = None, *, split: str | None = None,
 
     ``data_dir`` is a ``data/`` folder, a folder written by ``tools/export_hf.py`` or an
     ``hf://owner/name@revision`` reference (default: :func:`paths.resolve_data_dir`).
-    ``split`` is a split name or several joined by commas; ``id_filter`` is a glob
+    ``split`` is a split name or several joined by commas, ``"all"`` (every task, like
+    None) or ``"benchmark"`` (the default selection of an evaluation,
+    :mod:`structeval.dataset.benchmark`); ``id_filter`` is a glob
     (``beam-*``) or, without wildcards, a substring of the id; ``presentation`` maps
     factors to accepted values (see :func:`structeval.presentation.parse_selectors`).
     """
     root = resolve_data_dir(data_dir)
+    if split == ALL:
+        split = None
+    if split == BENCHMARK:
+        return _benchmark(root, categories=categories, difficulties=difficulties,
+                          id_filter=id_filter, presentation=presentation)
     select = {"split": split, "categories": categories, "difficulties": difficulties,
               "id_filter": id_filter, "presentation": presentation}
     from . import hf_load
@@ -195,6 +203,14 @@ def load_tasks(data_dir: Path | str | None = None, *, split: str | None = None,
     if isinstance(root, str) or hf_load.is_export(root):
         return hf_load.load_export_tasks(root, **select)
     return _load_folder(root, **select)
+
+
+def _benchmark(root: Path | str, **filters: Any) -> list[Task]:
+    """The benchmark set (:mod:`benchmark`), narrowed by the other filters; every task of
+    a folder that holds none of the shipped splits."""
+    chosen = benchmark_ids(load_tasks(root))
+    narrowed = load_tasks(root, **filters)
+    return [t for t in narrowed if t.id in chosen] if chosen else narrowed
 
 
 def select_metas(metas: Iterable[dict[str, Any]], *, split: str | None,

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 
+from ..dataset.benchmark import ALL, BENCHMARK
 from ..model.errors import StructEvalError
 from ..presentation import FACTORS, PresentationError
 from ..safe_files import explain_os_error
@@ -79,7 +80,9 @@ def _fail(message: str, output: Path, session: Session | None) -> None:
 @click.option("--filter", "id_filter",
               help="Only tasks whose id matches: a glob (beam_0*) or a substring.")
 @click.option("--limit", type=click.IntRange(1), help="At most this many tasks (after filters).")
-@click.option("--split", help="Dataset split, e.g. core; several joined by commas.")
+@click.option("--split", help="Which tasks: 'benchmark' (the default of an evaluation: 450 "
+                   "tasks balanced over category x level), 'all' (the default of --debug), "
+                   "or split names joined by commas (core, hard, matched).")
 @click.option("--presentation", "presentation", multiple=True, metavar="KEY=VALUE",
               help="Only tasks shown this way, e.g. language=zh or dimensioning=exam; "
                    "repeatable (different factors must all match, values of one factor may "
@@ -147,7 +150,8 @@ def main(model: str | None, api_base: str | None, api_key: str | None, max_retri
         if resume and output is None:
             raise click.UsageError("--resume needs the --output directory of the run to continue")
     try:
-        tasks = select_tasks(data_dir, split=split, categories=category,
+        chosen_split = split or (ALL if debug else BENCHMARK)
+        tasks = select_tasks(data_dir, split=chosen_split, categories=category,
                              difficulties=difficulty, id_filter=id_filter, limit=limit,
                              presentation=presentation)
     except PresentationError as exc:
