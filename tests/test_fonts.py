@@ -41,17 +41,9 @@ VALUES = ["12 kN", "2.5 m", "7.5 kN/m", "20 kN·m", "30°", "AB", "M [kN·m]   m
           *string.ascii_uppercase, *string.digits]
 
 
-def _needs(font: str) -> None:
-    try:
-        F.located(font)
-    except RenderError as exc:
-        pytest.skip(str(exc))
-
-
 @pytest.fixture(scope="module")
-def chinese() -> None:
-    for font in ("cjk-sans", "cjk-serif", "hand-latin", "hand-cjk"):
-        _needs(font)
+def chinese(drawing_fonts: None) -> None:
+    """The Chinese and hand-lettering fonts are installed (else the test skips)."""
 
 
 def test_english_needs_only_the_bundled_face() -> None:

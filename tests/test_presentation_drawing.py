@@ -26,7 +26,6 @@ from structeval.dataset.paths import RAW_DIR
 from structeval.dataset.rawfile import presentation_of, read_raw
 from structeval.presentation import Presentation
 from structeval.render import RenderError, layout_model, render_model
-from structeval.render import fonts as F
 from structeval.render.exam_page import PageFacts
 from structeval.render.legibility import check
 from structeval.render.pencil import OVERSHOOT, Pencil
@@ -46,13 +45,7 @@ VALUES = {"language=zh": lambda own, cat: own.with_(language="zh"),
                                                         else "en")}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fonts_installed() -> None:
-    for font in ("cjk-sans", "cjk-serif", "hand-latin", "hand-cjk"):
-        try:
-            F.located(font)
-        except RenderError as exc:
-            pytest.skip(str(exc))
+pytestmark = pytest.mark.usefixtures("drawing_fonts")
 
 
 def _task(category: str) -> tuple[dict, object]:

@@ -25,8 +25,7 @@ from structeval.generation.generator import synthesize
 from structeval.generation.selection import HARD
 from structeval.phrasebook import say
 from structeval.presentation import Presentation
-from structeval.render import RenderError, layout_model
-from structeval.render import fonts as F
+from structeval.render import layout_model
 from structeval.render.legibility import check
 from structeval.scoring import score
 
@@ -38,13 +37,7 @@ from .symbolic_reader import ReadError, read_drawing
 TURNS = ("language=zh", "style=sketch", "style=exam-page")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fonts_installed() -> None:
-    for font in ("cjk-sans", "cjk-serif", "hand-latin", "hand-cjk"):
-        try:
-            F.located(font)
-        except RenderError as exc:
-            pytest.skip(str(exc))
+pytestmark = pytest.mark.usefixtures("drawing_fonts")
 
 
 def turn_of(index: int, own: Presentation) -> tuple[str, Presentation]:
