@@ -43,6 +43,20 @@ def conformance_dir() -> Path:
     return shared / "framecalc" / "conformance"
 
 
+@pytest.fixture(scope="session")
+def drawing_fonts() -> None:
+    """The fonts Chinese text and hand lettering are drawn with (Debian packages, see
+    structeval.render.fonts); tests that draw them skip, naming the package, without."""
+    from structeval.render import RenderError
+    from structeval.render.fonts import FONT_FILES, located
+
+    for key in FONT_FILES:
+        try:
+            located(key)
+        except RenderError as exc:
+            pytest.skip(str(exc))
+
+
 # Reports that tests want shown in the terminal summary (e.g. the scorer's confusion matrix).
 REPORTS: list[str] = []
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from structeval.dataset.paths import RAW_DIR
-from structeval.dataset.rawfile import read_raw
+from structeval.dataset.rawfile import presentation_of, read_raw
 from structeval.model.types import Model
 from structeval.render import FigureLayout, layout_model
 
@@ -61,7 +61,8 @@ def build(data_dir: Path) -> list[ShippedFigure]:
         _, block, model = read_raw(path)
         image = block["image"]
         start = time.perf_counter()
-        layout = layout_model(model, style=image["style"], seed=image["seed"])
+        layout = layout_model(model, seed=image["seed"], presentation=presentation_of(block),
+                              category=block["category"])
         record = json.loads(json.dumps(layout.layout_json()))  # exactly what a file would hold
         TIMINGS.add("layout", time.perf_counter() - start)
         out.append(ShippedFigure(block["id"], block, model, layout, record))

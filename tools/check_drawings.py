@@ -5,8 +5,8 @@
     python tools/check_drawings.py --filter 'truss-*'   # some of them
     python tools/check_drawings.py --data-dir DIR --json report.json
 
-Each task is laid out exactly as its image is drawn (style and seed from its raw
-file, the layout-only path of ``structeval.render``) and checked with
+Each task is laid out exactly as its image is drawn (presentation, style and seed
+from its raw file, the layout-only path of ``structeval.render``) and checked with
 ``structeval.render.legibility.check``. Exit status: 0 when every drawing satisfies
 every rule, 1 when some do not (each violation is printed with its reason), 2 when
 the data cannot be read.
@@ -23,7 +23,7 @@ import click
 
 from structeval.dataset import DATA_DIR
 from structeval.dataset.paths import RAW_DIR
-from structeval.dataset.rawfile import read_raw
+from structeval.dataset.rawfile import presentation_of, read_raw
 from structeval.model import StructEvalError
 from structeval.render import layout_model
 from structeval.render.legibility import check
@@ -50,7 +50,8 @@ def main(data_dir: Path, pattern: str, json_out: Path | None) -> None:
         for path in tqdm(paths, desc="drawings", unit="task"):
             _, block, model = read_raw(path)
             image = block["image"]
-            layout = layout_model(model, style=image["style"], seed=image["seed"])
+            layout = layout_model(model, seed=image["seed"], presentation=presentation_of(block),
+                                  category=block["category"])
             found[block["id"]] = [str(v) for v in check(layout)]
     except StructEvalError as exc:
         click.echo(str(exc), err=True)

@@ -1,7 +1,13 @@
 """Draw a FrameCalc model as a textbook figure (or its bending-moment diagram).
 
-    python tools/render.py MODEL.json -o out.png [--style cad|textbook|scanned] [--seed N]
-        [--scale PX_PER_M] [--min-long-side PX] [--moment] [--layout layout.json]
+    python tools/render.py MODEL.json -o out.png [--style cad|textbook|scanned|sketch|exam-page]
+        [--seed N] [--scale PX_PER_M] [--min-long-side PX] [--moment] [--layout layout.json]
+        [--language en|zh [--category beam|frame|truss]]
+
+``--language`` draws the figure as a task shows it: with the notes block under it
+(and, for ``--style exam-page``, the page's statement) in that language; without it
+the figure is bare and in English. Chinese texts need the Debian package
+fonts-noto-cjk, the sketch style fonts-comic-neue (and fonts-arphic-ukai for Chinese).
 
 Exit status: 0 on success, 2 when the model (or an option) cannot be drawn, with the
 reason on stderr.
@@ -15,6 +21,7 @@ import sys
 from pathlib import Path
 
 from structeval.model import StructEvalError, parse_model
+from structeval.presentation import FACTORS, Presentation
 from structeval.render import MIN_LONG_SIDE, STYLES, moment_diagram_result, render_model
 
 
@@ -32,6 +39,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
                     help="draw the bending-moment diagram instead (solves the model)")
     ap.add_argument("--layout", type=Path, default=None,
                     help="also write the layout record (boxes of everything drawn) as JSON")
+    ap.add_argument("--language", choices=FACTORS["language"], default=None,
+                    help="draw the task's figure in this language (notes under it; the "
+                         "statement of an exam page)")
+    ap.add_argument("--category", choices=("beam", "frame", "truss"), default=None,
+                    help="what the exam page's statement calls the structure")
     return ap.parse_args(argv)
 
 
@@ -50,8 +62,11 @@ def main(argv: list[str] | None = None) -> int:
             result = moment_diagram_result(model, analyze(model)[0], style=args.style,
                                            seed=args.seed, scale=args.scale)
         else:
+            shown = (Presentation(language=args.language, style=args.style)
+                     if args.language else None)
             result = render_model(model, style=args.style, seed=args.seed, scale=args.scale,
-                                  min_long_side=args.min_long_side or None)
+                                  min_long_side=args.min_long_side or None,
+                                  presentation=shown, category=args.category)
         result.save(args.output)
         if args.layout is not None:
             args.layout.write_text(json.dumps(result.layout_json(), indent=1) + "\n")

@@ -34,9 +34,7 @@ from structeval.generation.recipe import RECIPES, recipe_tasks
 from structeval.generation.selection import Selection, plan, problem_id
 from structeval.model import StructEvalError
 from structeval.presentation import FACTORS, Presentation
-
-#: factors the renderer draws today; others can be written with --no-images only
-DRAWN_FACTORS = ("style",)
+from structeval.render.figure import DRAWN_FACTORS  # others can be written with --no-images only
 
 
 def _fixed_presentation(items: tuple[str, ...]) -> dict[str, str]:

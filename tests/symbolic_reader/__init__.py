@@ -35,6 +35,11 @@ What the reader may use (the rules that make it an honest proof)
   a coordinate through a member visibly along that axis from a joint that has it.
   Nothing is inferred from chords, slopes or symmetry in this (``full``)
   dimensioning.
+* Words state facts, in English or Chinese: the task's notes and the notes block
+  printed under a figure are read for what they say (:data:`.texts.NOTE_FACTS`, e.g.
+  that a truss is pin-jointed), never for numbers. On an exam page, the page's own
+  texts (statement, caption, header; items of kind ``page``) are not the figure's and
+  are not read.
 
 For the next presentations (exam dimensioning, parametric legends, mm, Chinese
 texts, a second symbol set) extend the modules that own the concern: new text

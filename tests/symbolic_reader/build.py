@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from . import texts
 from .dims import Spot, coordinates
 from .loads import (
     Direction,
@@ -22,15 +23,12 @@ from .view import ReadError, drawing, reader_view
 
 __all__ = ["ReadError", "read_drawing"]
 
-PIN_JOINTED = "pin-jointed"
-
-
 def read_drawing(record: dict[str, Any], notes: str = "") -> dict[str, Any]:
     """The FrameCalc model a careful reader writes down from the drawing (see the package
     docstring for what it may look at). Raises :class:`ReadError` naming what is missing."""
     d = drawing(reader_view(record))
     top = read_topology(d)
-    read_hinges(d, top, PIN_JOINTED in notes)
+    read_hinges(d, top, any(texts.states(t, "pin-jointed") for t in (notes, _figure_words(d))))
     marks = _angle_marks(d)
     loads = Loads(read_forces(d, top, marks), read_couples(d, top), read_rows(d, top))
     supports = read_supports(d, top, marks)
@@ -52,6 +50,14 @@ def read_drawing(record: dict[str, Any], notes: str = "") -> dict[str, Any]:
 
 
 Box = tuple[float, float, float, float]
+
+
+def _figure_words(d) -> str:  # type: ignore[no-untyped-def]
+    """The words printed on the figure (its notes block), read top to bottom, left to
+    right, as one text."""
+    words = [t for t in d.texts if texts.is_word(t.text)]
+    words.sort(key=lambda t: (-round(t.centre[1]), t.centre[0]))
+    return texts.run_together([t.text for t in words])
 
 
 def _covers(d, top: Topology, loads: Loads, supports: list) -> dict[tuple[str, int], list[Box]]:  # type: ignore[no-untyped-def, type-arg]

@@ -4,8 +4,14 @@ A text is one of a few *kinds* (a length, a force, an intensity, a couple, an
 angle, a joint letter); each kind is recognised by its unit. The table of forms is
 the place to extend: millimetres ("2500" with a unit note, or "2500 mm"),
 parametric values ("2a", "qa²" against a legend "q = 10 kN/m, a = 2 m"), repeated
-spacings ("6 × 2 m"), Chinese wording — each a new row or a new parser returning
-the same ``Value``.
+spacings ("6 × 2 m") — each a new row or a new parser returning the same ``Value``.
+
+Numbers and units read the same in English and Chinese drawings (a Chinese
+textbook writes 10 kN, 5 kN/m, 2 m too, with or without the space). Words — the
+task's notes and the notes printed under a figure — state *facts* the reader
+needs; :data:`NOTE_FACTS` lists the wordings of each fact in both languages, as a
+reader who knows both writes them down (a fact, not a sentence, is matched: a
+reworded note still says it).
 """
 
 from __future__ import annotations
@@ -24,6 +30,12 @@ FORMS: dict[str, list[tuple[re.Pattern[str], float]]] = {
     "angle": [(re.compile(rf"^{NUMBER}\s*°$"), 1.0)],
 }
 LETTER = re.compile(r"^[A-Z]{1,3}$")
+
+#: fact → the ways a note says it (English, Chinese)
+NOTE_FACTS: dict[str, list[re.Pattern[str]]] = {
+    "pin-jointed": [re.compile(r"\bpin-jointed\b", re.IGNORECASE),
+                    re.compile(r"(各杆|所有杆件?)[^。；]*两端均为铰接")],
+}
 
 
 @dataclass(frozen=True)
@@ -45,3 +57,28 @@ def parse(text: str) -> Value | None:
 
 def is_letter(text: str) -> bool:
     return bool(LETTER.match(text.strip()))
+
+
+def is_word(text: str) -> bool:
+    """A text that is neither a value nor a letter: a note, read for the facts it states."""
+    return parse(text) is None and not is_letter(text) and bool(text.strip())
+
+
+def states(text: str, fact: str) -> bool:
+    """Whether a note (or several, run together) states ``fact``."""
+    return any(p.search(text) for p in NOTE_FACTS[fact])
+
+
+def _wide(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" or "\u3000" <= ch <= "\u303f"
+
+
+def run_together(lines: list[str]) -> str:
+    """Lines of a wrapped note read as one text: a space where a line break fell between
+    two Latin words, none after or before a Chinese character."""
+    out = ""
+    for line in (ln.strip() for ln in lines):
+        if out and line and not _wide(out[-1]) and not _wide(line[0]):
+            out += " "
+        out += line
+    return out

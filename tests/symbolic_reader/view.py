@@ -100,6 +100,8 @@ def drawing(view: dict[str, Any]) -> Drawing:
     out = Drawing(int(view["width"]), int(view["height"]))
     for it in items:
         g = it.get("glyph")
+        if it.get("kind") == "page":
+            continue  # the page a figure is printed on (statement, caption): not the figure's
         if it.get("kind") == "label":
             x0, y0, x1, y1 = it["bbox"]
             corners = tuple(page([x, y]) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..model.types import Model
+from ..presentation import Presentation
 
 
 def renderer_status() -> str:
@@ -20,9 +21,17 @@ def renderer_status() -> str:
     return "available"
 
 
-def render_image(model: Model, style: str, seed: int, path: Path) -> None:
-    """Draw ``model`` into ``path`` (deterministic bytes for the same inputs)."""
+def render_image(model: Model, style: str, seed: int, path: Path, *,
+                 presentation: Presentation | None = None, category: str | None = None) -> None:
+    """Draw ``model`` into ``path`` (deterministic bytes for the same inputs): the task's
+    figure in its ``presentation`` (language, style; notes under the figure), or a bare
+    figure in ``style`` when none is given."""
     from ..render import render_model
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    render_model(model, style=style, seed=seed).save(path)
+    if presentation is None:
+        render_model(model, style=style, seed=seed).save(path)
+    else:
+        render_model(model, seed=seed, presentation=presentation.with_(style=style),
+                     category=category).save(path)
+

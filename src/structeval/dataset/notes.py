@@ -1,27 +1,24 @@
 """Task notes: what the prompt must state because the picture alone cannot.
 
-Derived from the model, so generated and hand-authored problems get the same
-wording for the same situation.
+Derived from the model (:mod:`structeval.note_keys`), so generated and
+hand-authored problems get the same wording for the same situation, and written
+in the task's language from the one catalogue of wordings
+(:mod:`structeval.phrasebook`), so an en and a zh task of one structure state the
+same facts.
 """
 
 from __future__ import annotations
 
-from ..model.types import DistributedLoad, Model
+from ..model.types import Model
+from ..note_keys import task_note_keys
+from ..phrasebook import say
 
-TRUSS = "All members of this truss are pin-jointed (hinged at both ends)."
-PERPENDICULAR = ("Distributed loads on inclined members act perpendicular to the member, "
-                 "per metre of member length.")
+TRUSS = say("note.truss", "en")
+PERPENDICULAR = say("note.perpendicular", "en")
 
 
-def task_notes(model: Model, category: str) -> str:
-    parts = []
-    if category == "truss":
-        parts.append(TRUSS)
-    for load in model.loads:
-        if isinstance(load, DistributedLoad):
-            link = model.link(load.target.id)
-            a, b = model.point(link.a), model.point(link.b)
-            if a.x != b.x and a.y != b.y:
-                parts.append(PERPENDICULAR)
-                break
-    return " ".join(parts)
+def task_notes(model: Model, category: str, language: str = "en") -> str:
+    """The notes of a task in its language (English sentences joined by a space, Chinese
+    ones run together, as each language writes consecutive sentences)."""
+    joiner = "" if language == "zh" else " "
+    return joiner.join(say(key, language) for key in task_note_keys(model, category))

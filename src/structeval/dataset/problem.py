@@ -14,7 +14,9 @@ from ..presentation import Presentation
 from .notes import task_notes
 
 #: scanned copies are noisy photos of paper: JPEG keeps them ~50 KB where PNG takes ~120 KB
-IMAGE_TYPES = {"cad": "png", "textbook": "png", "scanned": "jpg"}
+#: pencil on textured paper and photocopied exam pages likewise
+IMAGE_TYPES = {"cad": "png", "textbook": "png", "scanned": "jpg", "sketch": "jpg",
+               "exam-page": "jpg"}
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ def make_problem(pid: str, category: str, split: str, model: Model,
         block["title"] = title
     if difficulty_level is not None:
         block["difficulty"] = difficulty_level
-    block.update(split=split, notes=task_notes(model, category),
+    language = presentation.language if presentation is not None else "en"
+    block.update(split=split, notes=task_notes(model, category, language),
                  image={"file": f"{pid}.{IMAGE_TYPES[image[0]]}", "style": image[0],
                         "seed": image[1]})
     if presentation is not None:

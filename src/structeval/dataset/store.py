@@ -14,7 +14,7 @@ from .fingerprint import fingerprint
 from .images import render_image
 from .paths import IMAGE_DIR, RAW_DIR, image_path, raw_path
 from .problem import Problem
-from .rawfile import read_raw, render_document
+from .rawfile import presentation_of, read_raw, render_document
 
 
 def write_problem(problem: Problem, out_dir: Path, *, images: bool) -> Path:
@@ -25,7 +25,9 @@ def write_problem(problem: Problem, out_dir: Path, *, images: bool) -> Path:
     if images:
         image = problem.block["image"]
         render_image(problem.model, image["style"], image["seed"],
-                     image_path(out_dir, image["file"]))
+                     image_path(out_dir, image["file"]),
+                     presentation=presentation_of(problem.block),
+                     category=problem.block["category"])
     return path
 
 
@@ -59,6 +61,7 @@ def render_missing(out_dir: Path, *, force: bool = False, progress: bool = False
         image = block["image"]
         target = image_path(out_dir, image["file"])
         if force or not target.is_file():
-            render_image(model, image["style"], image["seed"], target)
+            render_image(model, image["style"], image["seed"], target,
+                         presentation=presentation_of(block), category=block["category"])
             drawn.append(block["id"])
     return drawn

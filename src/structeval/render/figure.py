@@ -5,14 +5,19 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..model.parse import parse_model
 from ..model.types import Model
+from ..presentation import FACTORS, Presentation
 from .arrows import LabelRequest
 from .degrade import degrade, tilt_map
 from .dimensions import distinct, draw_dimensions, features, plan_dimensions
 from .errors import RenderError
+from .exam_page import compose_page
+from .figure_notes import draw_notes
+from .fonts import lettering
 from .layout import LayoutItem
 from .legibility import RULES, Record, check
 from .legibility.record import box_distance, glyph_segments
@@ -20,6 +25,8 @@ from .legibility.texts import NEAREST_PAD, NEAREST_RATIO, glyph_type_for
 from .letters import place_letters
 from .loads import draw_loads
 from .members import draw_hinges, draw_members
+from .pencil import on_paper
+from .photocopy import photocopy
 from .placement import RADII, place_label
 from .raster import Canvas, canvas_for, placed_items, rasterize
 from .result import FigureLayout, RenderResult
@@ -36,6 +43,46 @@ MAX_CANVAS_PX = 6000
 MIN_LONG_SIDE = 1600  # px: delivered figures are at least this large on their long side
 ROOMIER = (1.0, 1.3, 1.7)  # scale factors tried in turn while a layout is too crowded
 MAX_GROWN_PX = 3000.0  # the larger side of a structure enlarged for room
+#: presentation factors this renderer draws; the others must keep their default value
+DRAWN_FACTORS = ("language", "style")
+
+
+@dataclass(frozen=True)
+class Wording:
+    """The words a figure carries besides its values and letters: the notes block under
+    it (in ``language``, when ``notes``) and, on an exam page, the statement of a
+    ``category`` problem (beam, frame, truss; a generic "structure" when unknown)."""
+
+    language: str = "en"
+    notes: bool = False
+    category: str | None = None
+
+    @classmethod
+    def of(cls, presentation: Presentation | None, category: str | None) -> Wording:
+        """A task's figure (a presentation given) carries its notes in its language; a
+        bare figure (reports, quick looks) carries none."""
+        if presentation is None:
+            return cls(category=category)
+        return cls(presentation.language, True, category)
+
+
+def resolve_style(style: str | None, presentation: Presentation | None) -> str:
+    """The style to draw: the presentation's (an explicit ``style`` must agree), else
+    ``style``, else cad. Refuses presentation factors the renderer cannot draw yet."""
+    if presentation is None:
+        return style or "cad"
+    if not isinstance(presentation, Presentation):
+        raise RenderError("presentation must be a structeval.presentation.Presentation")
+    undrawn = [f"{k}={v}" for k, v in presentation.differs_from_default().items()
+               if k not in DRAWN_FACTORS]
+    if undrawn:
+        defaults = ", ".join(f"{k}={v[0]}" for k, v in FACTORS.items() if k not in DRAWN_FACTORS)
+        raise RenderError(f"this renderer does not draw {', '.join(undrawn)} yet (it draws "
+                          f"{', '.join(DRAWN_FACTORS)}; the others must be {defaults})")
+    if style is not None and style != presentation.style:
+        raise RenderError(f"style {style!r} contradicts the presentation's style "
+                          f"{presentation.style!r}")
+    return presentation.style
 
 
 def auto_scale(model: Model) -> float:
@@ -118,9 +165,10 @@ def place_requests(scene: Scene, requests: list[LabelRequest]) -> None:
 def delivered(scene: Scene, style: Style, seed: int, min_long_side: int | None,
               zoom: float | None) -> tuple[Canvas, list[LayoutItem]]:
     """The canvas and the layout record in delivered pixels (after the scanned tilt)."""
-    canvas = canvas_for(scene, tilt_room=style.scanned, min_long_side=min_long_side, zoom=zoom)
+    canvas = canvas_for(scene, tilt_room=style.scanned or style.page,
+                        min_long_side=min_long_side, zoom=zoom)
     items = placed_items(scene, canvas)
-    if style.scanned:
+    if style.scanned or style.page:
         turn = tilt_map(canvas.width, canvas.height, seed)
         items = [it.mapped(turn) for it in items]
     return canvas, items
@@ -129,12 +177,17 @@ def delivered(scene: Scene, style: Style, seed: int, min_long_side: int | None,
 def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
            letters: dict[str, str], *, min_long_side: int | None = None,
            zoom: float | None = None) -> RenderResult:
-    """Rasterise, degrade for the scanned style, and package the result."""
+    """Rasterise, degrade for the scanned style (lay on paper for the sketch, photocopy
+    for the exam page), and package the result."""
     canvas, items = delivered(scene, style, seed, min_long_side, zoom)
     image = rasterize(scene, canvas, seed, highlight)
     jpeg = None
     if style.scanned:
         image, jpeg = degrade(image, seed, style.palette["paper"], canvas.zoom)
+    elif style.pencil:
+        image, jpeg = on_paper(image, seed, canvas.zoom)
+    elif style.page:
+        image, jpeg = photocopy(image, seed, canvas.zoom)
     return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
 
 
@@ -159,20 +212,29 @@ def crowded(scene: Scene) -> bool:
 
 
 def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float | None,
-                scheme: str) -> tuple[Scene, dict[str, str]]:
+                scheme: str, seed: int = 0, wording: Wording | None = None,
+                ) -> tuple[Scene, dict[str, str]]:
     """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
-    first layout is too crowded to satisfy the legibility rules."""
+    first layout is too crowded to satisfy the legibility rules. Then its notes block
+    (when ``wording`` asks for one) and, for a page style, the page around it."""
     parsed = as_model(model)
     check_drawable(parsed)
     st = get_style(style, scheme)
-    if scale is not None:
-        return lay_out(parsed, st, resolve_scale(parsed, scale))
-    k = auto_scale(parsed)
-    span = _span(parsed)
-    for grow in ROOMIER:
-        scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)))
-        if not crowded(scene):
-            break
+    words = wording or Wording()
+    with lettering(st.lettering):
+        if scale is not None:
+            scene, letters = lay_out(parsed, st, resolve_scale(parsed, scale))
+        else:
+            k = auto_scale(parsed)
+            span = _span(parsed)
+            for grow in ROOMIER:
+                scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)))
+                if not crowded(scene):
+                    break
+        if words.notes:
+            draw_notes(scene, parsed, words.language)
+    if st.page:
+        scene = compose_page(scene, seed, words.language, words.category)
     return scene, letters
 
 
@@ -181,34 +243,45 @@ def _span(model: Model) -> float:
     return max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
 
 
-def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
-                 highlight: Mapping[str, Any] | None = None, scale: float | None = None, *,
-                 scheme: str = "normal", min_long_side: int | None = MIN_LONG_SIDE,
-                 zoom: float | None = None) -> RenderResult:
+def render_model(model: Model | Mapping[str, Any] | str, style: str | None = None,
+                 seed: int = 0, highlight: Mapping[str, Any] | None = None,
+                 scale: float | None = None, *, scheme: str = "normal",
+                 min_long_side: int | None = MIN_LONG_SIDE, zoom: float | None = None,
+                 presentation: Presentation | None = None, category: str | None = None,
+                 ) -> RenderResult:
     """Draw ``model`` as an exam figure: members, hinges, supports, loads with values,
     dimension chains and point letters, with no label touching anything else.
 
-    ``highlight`` maps ids to colours: a bare id ("L3") colours every element with that
-    id; "point:P1", "link:L1", "support:S1", "load:LD2" name one kind; "hinge:L1:A"
-    (a released end) and "hinge:P4" (a joint circle) name hinges. ``scheme="ghost"``
-    draws everything in pale colours. ``scale`` is design pixels per metre (default:
-    fitted). The figure is enlarged as a whole until its long side is at least
-    ``min_long_side`` px (0 or None: its natural size, e.g. for thumbnails in reports),
-    or by exactly ``zoom``.
+    ``style`` is cad (the default), textbook, scanned, sketch or exam-page.
+    ``presentation`` draws the figure of a task shown in that presentation (its style,
+    and the notes block under the figure in its language; an exam page's statement in
+    that language, naming the ``category``); without it the figure is bare (no notes)
+    and in English. ``highlight`` maps ids to colours: a bare id ("L3") colours every
+    element with that id; "point:P1", "link:L1", "support:S1", "load:LD2" name one kind;
+    "hinge:L1:A" (a released end) and "hinge:P4" (a joint circle) name hinges.
+    ``scheme="ghost"`` draws everything in pale colours. ``scale`` is design pixels per
+    metre (default: fitted). The figure is enlarged as a whole until its long side is at
+    least ``min_long_side`` px (0 or None: its natural size, e.g. for thumbnails in
+    reports), or by exactly ``zoom``.
     """
     colours = parse_highlight(highlight)
-    scene, letters = build_scene(model, style, scale, scheme)
+    name = resolve_style(style, presentation)
+    scene, letters = build_scene(model, name, scale, scheme, seed,
+                                 Wording.of(presentation, category))
     return finish(scene, scene.style, seed, colours, letters, min_long_side=min_long_side,
                   zoom=zoom)
 
 
-def layout_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
-                 scale: float | None = None, *, scheme: str = "normal",
-                 min_long_side: int | None = MIN_LONG_SIDE,
-                 zoom: float | None = None) -> FigureLayout:
+def layout_model(model: Model | Mapping[str, Any] | str, style: str | None = None,
+                 seed: int = 0, scale: float | None = None, *, scheme: str = "normal",
+                 min_long_side: int | None = MIN_LONG_SIDE, zoom: float | None = None,
+                 presentation: Presentation | None = None, category: str | None = None,
+                 ) -> FigureLayout:
     """The layout record :func:`render_model` would return with the same arguments,
     without drawing a pixel (the scanned tilt included): for checks over many figures."""
-    scene, letters = build_scene(model, style, scale, scheme)
+    name = resolve_style(style, presentation)
+    scene, letters = build_scene(model, name, scale, scheme, seed,
+                                 Wording.of(presentation, category))
     canvas, items = delivered(scene, scene.style, seed, min_long_side, zoom)
     return FigureLayout(items, letters, scene.k, scene.style.name, seed, canvas.width,
                         canvas.height, canvas.zoom)

@@ -16,8 +16,9 @@ from typing import Any
 from .glyphs import Anchor, Glyph
 from .shapes import XY, PointMap, Rect, Shape, rect_union, touches
 
-#: kinds of drawn items; "label" is text, everything else is graphics
-KINDS = ("member", "hinge", "support", "load", "dimension", "diagram", "label")
+#: kinds of drawn items; "label" is the figure's text, "page" the texts and rules of the
+#: page a figure is printed on (the exam-page style), everything else is graphics
+KINDS = ("member", "hinge", "support", "load", "dimension", "diagram", "label", "page")
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from .figure import (
     place_requests,
     resolve_scale,
 )
-from .fonts import text_size
+from .fonts import lettering, text_size
 from .letters import place_letters
 from .members import draw_hinges, draw_members
 from .placement import place_label
@@ -169,7 +169,16 @@ def moment_diagram_result(model: Model | Mapping[str, Any] | str, solution: Case
                           style: str = "cad", seed: int = 0, scale: float | None = None,
                           highlight: Mapping[str, Any] | None = None,
                           scheme: str = "normal") -> RenderResult:
-    """The diagram with its layout record (see :func:`render_moment_diagram`)."""
+    """The diagram with its layout record (see :func:`render_moment_diagram`), its texts
+    in the style's lettering."""
+    with lettering(get_style(style, scheme).lettering):
+        return _diagram(model, solution, style=style, seed=seed, scale=scale,
+                        highlight=highlight, scheme=scheme)
+
+
+def _diagram(model: Model | Mapping[str, Any] | str, solution: CaseSolution, *, style: str,
+             seed: int, scale: float | None, highlight: Mapping[str, Any] | None,
+             scheme: str) -> RenderResult:
     parsed = as_model(model)
     check_drawable(parsed)
     if len(solution.lengths) != len(parsed.links):

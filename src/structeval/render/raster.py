@@ -22,8 +22,10 @@ from PIL import Image, ImageDraw
 
 from .degrade import tilt_margin
 from .errors import RenderError
-from .fonts import SUPERSAMPLE, font, ink_box
+from .fonts import SUPERSAMPLE
 from .layout import LayoutItem
+from .lettering import draw_text
+from .pencil import Pencil
 from .scene import Disc, Fill, Painted, Scene, Stroke, Text, placed, prim_bbox
 from .shapes import XY, Similarity, rect_union
 from .styles import RGB, Style
@@ -69,9 +71,11 @@ def _dashes(points: list[XY], dash: float) -> list[list[XY]]:
 class _Painter:
     def __init__(self, image: Image.Image, style: Style, highlight: Mapping[str, RGB],
                  rng: random.Random, zoom: float = 1.0):
+        self.image = image
         self.draw = ImageDraw.Draw(image)
         self.style, self.highlight, self.rng = style, highlight, rng
         self.jitter, self.zoom = style.jitter * zoom, zoom
+        self.pencil = Pencil(self.draw, style.palette["paper"], rng, zoom) if style.pencil else None
 
     def colour(self, role: str, keys: tuple[str, ...]) -> RGB:
         if role != "paper":
@@ -92,6 +96,9 @@ class _Painter:
 
     def paint(self, item: Painted) -> None:
         p, keys, ss, amp = item.prim, item.keys, SUPERSAMPLE, self.jitter
+        if self.pencil is not None and not isinstance(p, Text):
+            self._sketch(item)
+            return
         if isinstance(p, Stroke):
             pts = list(p.points) + ([p.points[0]] if p.closed else [])
             pts = _jittered(tuple(pts), amp, self.rng, self.zoom)
@@ -112,10 +119,38 @@ class _Painter:
                               width=max(1, round(p.width * ss)))
         else:
             assert isinstance(p, Text)
-            left, top, _, _ = ink_box(p.text, p.size)
             dx = self.rng.uniform(-amp, amp) * 0.4 * ss if amp else 0.0
-            self.draw.text((p.x * ss - left + dx, p.y * ss - top), p.text,
-                           font=font(round(p.size * ss)), fill=self.colour(p.role, keys))
+            draw_text(self.image, self.draw, p.x * ss, p.y * ss, p.text, p.size, p.lettering,
+                      self.colour(p.role, keys), self.rng, dx)
+
+
+    def _sketch(self, item: Painted) -> None:
+        """Strokes, polygons and circles in pencil (see :mod:`.pencil`)."""
+        p, keys, pencil = item.prim, item.keys, self.pencil
+        assert pencil is not None
+        if isinstance(p, Stroke):
+            pts = list(p.points) + ([p.points[0]] if p.closed else [])
+            pts = _jittered(tuple(pts), self.jitter, self.rng, self.zoom)
+            colour = self.colour(p.role, keys)
+            if p.dash:
+                for piece in _dashes(pts, p.dash):
+                    pencil.line(piece, p.width, colour, overshoot=False)
+            else:
+                pencil.line(pts, p.width, colour, overshoot=len(p.points) == 2)
+        elif isinstance(p, Fill):
+            ss = SUPERSAMPLE
+            corners = [(x + self.rng.uniform(-0.4, 0.4) * self.jitter,
+                        y + self.rng.uniform(-0.4, 0.4) * self.jitter) for x, y in p.points]
+            fill = self.colour(p.role, keys)
+            self.draw.polygon([(x * ss, y * ss) for x, y in corners], fill=fill)
+            outline = self.colour(p.outline, keys) if p.outline else fill
+            pencil.outline(corners, max(p.width, 0.8 * self.zoom), outline)
+        elif isinstance(p, Disc):
+            ss, (x, y), r = SUPERSAMPLE, p.center, p.r
+            self.draw.ellipse((x * ss - r * ss, y * ss - r * ss, x * ss + r * ss, y * ss + r * ss),
+                              fill=self.colour(p.role, keys))
+            if p.outline:
+                pencil.circle(p.center, r, p.width, self.colour(p.outline, keys))
 
 
 @dataclass(frozen=True)
@@ -143,15 +178,20 @@ def canvas_for(scene: Scene, *, tilt_room: bool = False, min_long_side: int | No
     """A canvas that fits the drawing with a margin on every side (wider when the page will
     be tilted afterwards), enlarged so its long side is at least ``min_long_side`` px
     (or by exactly ``zoom``)."""
-    rects = [prim_bbox(p.prim) for p in scene.painted] + [scene.layout.extent()]
-    x0, y0, x1, y1 = rect_union(rects)
-    w, h = x1 - x0, y1 - y0
-    tilt = tilt_margin(w, h) if tilt_room else 0.0
+    if scene.page is not None:  # a sheet of its own size, margins and tilt room inside it
+        x0, y0, x1, y1 = scene.page
+        w, h, tilt, margin_px = x1 - x0, y1 - y0, 0.0, 0.0
+    else:
+        rects = [prim_bbox(p.prim) for p in scene.painted] + [scene.layout.extent()]
+        x0, y0, x1, y1 = rect_union(rects)
+        w, h = x1 - x0, y1 - y0
+        tilt = tilt_margin(w, h) if tilt_room else 0.0
+        margin_px = MARGIN
     if zoom is None:
-        zoom = fit_zoom(max(w, h) + 2 * (MARGIN + tilt), min_long_side)
+        zoom = fit_zoom(max(w, h) + 2 * (margin_px + tilt), min_long_side)
     elif not (isinstance(zoom, int | float) and math.isfinite(zoom) and 0 < zoom <= 20):
         raise RenderError(f"zoom must be a number in (0, 20], got {zoom!r}")
-    margin = MARGIN + tilt
+    margin = margin_px + tilt
     width, height = math.ceil((w + 2 * margin) * zoom), math.ceil((h + 2 * margin) * zoom)
     if width * height > MAX_PIXELS:
         raise RenderError(f"the figure would be {width}×{height} px; use a smaller scale "

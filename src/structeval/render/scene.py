@@ -11,7 +11,7 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 
-from .fonts import cap_height, text_size
+from .fonts import cap_height, current_lettering, text_size
 from .glyphs import Anchor, Glyph
 from .layout import Layout
 from .shapes import XY, Box, Capsule, Rect, Shape, Similarity
@@ -51,6 +51,7 @@ class Text:
     text: str
     size: float
     role: str = "text"
+    lettering: str = "print"  # the fonts it is drawn in (see fonts.LETTERINGS)
 
 
 Prim = Stroke | Fill | Disc | Text
@@ -69,7 +70,7 @@ class Painted:
 
 def prim_bbox(p: Prim) -> Rect:
     if isinstance(p, Text):
-        w, h = text_size(p.text, p.size)
+        w, h = text_size(p.text, p.size, p.lettering)
         return (p.x, p.y, p.x + w, p.y + h)
     if isinstance(p, Disc):
         r = p.r + p.width
@@ -122,6 +123,7 @@ class Scene:
     k: float
     layout: Layout = field(default_factory=Layout)
     painted: list[Painted] = field(default_factory=list)
+    page: Rect | None = None  # the sheet a page style draws on (else: fitted to the drawing)
 
     def px(self, x: float, y: float) -> XY:
         return (x * self.k, -y * self.k)
@@ -140,7 +142,7 @@ class Scene:
 
     def add_text(self, owner: str, owner_type: str, role: str, text: str, size: float,
                  rect: Rect, colour_role: str = "text", anchor: Anchor | None = None) -> int:
-        prim = Text(rect[0], rect[1], text, size, colour_role)
+        prim = Text(rect[0], rect[1], text, size, colour_role, current_lettering())
         glyph = Glyph("text", lengths={"size": size, "cap": cap_height(size)})
         return self.add("label", owner, owner_type, role, [(prim, LAYER_TEXT)],
                         [Box(prim_bbox(prim))], text=text, glyph=glyph, anchor=anchor)

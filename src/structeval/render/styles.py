@@ -8,7 +8,7 @@ every drawn thing in the same place, so the layout record stays valid.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from PIL import ImageColor
 
@@ -34,6 +34,11 @@ _GHOST: dict[str, RGB] = {
     "dim": (175, 188, 208), "text": (130, 150, 185), "hatch": (175, 188, 208),
     "diagram": (150, 170, 200), "diagram_fill": (232, 238, 246), "faint": (190, 200, 215),
 }
+_GRAPHITE: dict[str, RGB] = {  # pencil on off-white paper: greys, never black
+    "paper": (246, 243, 234), "ink": (58, 58, 64), "load": (62, 62, 68), "dim": (84, 84, 90),
+    "text": (50, 50, 58), "hatch": (78, 78, 86), "diagram": (58, 58, 64),
+    "diagram_fill": (226, 223, 214), "faint": (140, 138, 132),
+}
 SCHEMES = ("normal", "ghost")
 
 
@@ -50,12 +55,19 @@ class Style:
     thin_width: float = 1.0
     sizes: Mapping[str, float] = field(default_factory=lambda: {
         "letter": 18.0, "load": 15.0, "dim": 14.0, "diagram": 14.0})
+    lettering: str = "print"  # the fonts of its texts (fonts.LETTERINGS)
+    pencil: bool = False  # graphite strokes of uneven pressure on textured paper (pencil.py)
+    page: bool = False  # the figure set on a photocopied exam page (exam_page.py)
 
 
 STYLES: dict[str, Style] = {
     "cad": Style("cad", _NORMAL),
     "textbook": Style("textbook", _TEXTBOOK, jitter=0.9, member_width=3.0),
     "scanned": Style("scanned", _TEXTBOOK, jitter=0.5, scanned=True, member_width=3.4),
+    # the hand wobble stays under the 3 px kept free around labels, as in textbook
+    "sketch": Style("sketch", _GRAPHITE, jitter=1.1, member_width=3.0, lettering="hand",
+                    pencil=True),
+    "exam-page": Style("exam-page", _NORMAL, member_width=3.0, page=True),
 }
 
 
@@ -68,8 +80,7 @@ def get_style(name: str, scheme: str = "normal") -> Style:
     if scheme == "ghost":
         palette = dict(_GHOST)
         palette["paper"] = style.palette["paper"]
-        return Style(style.name, palette, style.jitter, style.scanned, style.member_width,
-                     style.line_width, style.thin_width, style.sizes)
+        return replace(style, palette=palette)
     return style
 
 
