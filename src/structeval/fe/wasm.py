@@ -40,9 +40,15 @@ class SolverError(StructEvalError):
     """The kernel could not produce an answer (trap, limits, bad numeric input)."""
 
 
-def _cache_dir() -> Path:
+def cache_root() -> Path:
+    """The user cache folder of structeval (``$STRUCTEVAL_CACHE`` or ``$XDG_CACHE_HOME`` +
+    ``/structeval``, else ``~/.cache/structeval``); the harness's response cache lives in
+    its ``responses`` subfolder."""
     root = os.environ.get("STRUCTEVAL_CACHE") or os.environ.get("XDG_CACHE_HOME")
     return Path(root) / "structeval" if root else Path.home() / ".cache" / "structeval"
+
+
+_cache_dir = cache_root
 
 
 def _engine() -> wasmtime.Engine:
