@@ -99,11 +99,14 @@ def task_fingerprint(task: TaskLike, shown: Any) -> str:
     return digest.hexdigest()
 
 
-def _conversation(ctx: RunContext, task: TaskLike, shown: TaskInput,
-                  previous: tuple[str, str] | None, *, traced: bool) -> list[dict[str, Any]]:
-    text = task_text(task.notes, ctx.grading.lang, ctx.grading.modality)
+def conversation(system: str, task: TaskLike, shown: TaskInput, grading: GradingSettings,
+                 previous: tuple[str, str] | None = None, *,
+                 traced: bool = False) -> list[dict[str, Any]]:
+    """The messages of an attempt: system prompt, the task (text and drawing), and for a
+    repair the previous answer and its feedback."""
+    text = task_text(task.notes, grading.lang, grading.modality)
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": ctx.system_prompt},
+        {"role": "system", "content": system},
         {"role": "user", "content": shown.parts(text, traced=traced)},
     ]
     if previous is not None:
@@ -210,8 +213,8 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
     for attempt in range(1, g.max_retries + 2):
         if ctx.stop.is_set():
             raise Interrupted(task.id)
-        messages = _conversation(ctx, task, shown, previous, traced=False)
-        traced = _conversation(ctx, task, shown, previous, traced=True)
+        messages = conversation(ctx.system_prompt, task, shown, g, previous)
+        traced = conversation(ctx.system_prompt, task, shown, g, previous, traced=True)
         traced[0]["content"] = trace_system
         head = {"task_id": task.id, "attempt": attempt, **shown.trace_fields()}
         try:

@@ -188,23 +188,26 @@ class ResponseCache:
 
     # ------------------------------------------------------------------ read
 
-    def get(self, key: str) -> StoredReply | None:
-        """The stored reply of ``key`` (and its use time refreshed), or None."""
-        path = self.path(key)
+    def _read(self, key: str) -> StoredReply | None:
         try:
-            with open(path, "rb") as handle:
+            with open(self.path(key), "rb") as handle:
                 raw = handle.read(MAX_ENTRY_BYTES + 1)
         except OSError:
-            raw = b""
-        reply = None
-        if raw and len(raw) <= MAX_ENTRY_BYTES:
-            try:
-                document = json.loads(raw)
-            except (ValueError, RecursionError):
-                document = None
-            if isinstance(document, dict) and document.get("format") == FORMAT \
-                    and document.get("key") == key:
-                reply = StoredReply.from_json(document.get("reply"))
+            return None
+        if not raw or len(raw) > MAX_ENTRY_BYTES:
+            return None
+        try:
+            document = json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(document, dict) or document.get("format") != FORMAT \
+                or document.get("key") != key:
+            return None
+        return StoredReply.from_json(document.get("reply"))
+
+    def get(self, key: str) -> StoredReply | None:
+        """The stored reply of ``key`` (and its use time refreshed), or None."""
+        reply = self._read(key)
         with self._lock:
             if reply is None:
                 self.misses += 1
@@ -212,8 +215,12 @@ class ResponseCache:
                 self.hits += 1
         if reply is not None:
             with contextlib.suppress(OSError):
-                os.utime(path)  # least recently *used*: a hit counts as a use
+                os.utime(self.path(key))  # least recently *used*: a hit counts as a use
         return reply
+
+    def peek(self, key: str) -> bool:
+        """Whether a usable reply is stored for ``key`` (no counters, no use recorded)."""
+        return self._read(key) is not None
 
     # ------------------------------------------------------------------ write
 

@@ -251,6 +251,16 @@ class Session:
                           stream=self.transport_settings.stream,
                           early_rejection_limit=FIRST_REJECTIONS)
 
+    def negotiator_for_estimate(self) -> Negotiator:
+        """The plan a session would start with (for ``--dry-run``: nothing is written)."""
+        stored = None
+        if self.resume:
+            try:
+                stored = json.loads(self.run_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                stored = None
+        return self._negotiator(stored if isinstance(stored, dict) else None)
+
     def _negotiated(self, adaptations: list[Adaptation]) -> None:
         """An adaptation happened: run.json says so at once, the cache remembers it."""
         with self._manifest_lock:
