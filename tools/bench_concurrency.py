@@ -78,7 +78,9 @@ def _run(tasks: list[fx.FixtureTask], data: Path, out: Path, *, concurrency: int
         env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-real-key"}
         command = [sys.executable, str(ROOT / "run_eval.py"), "--model", "bench-vlm",
                    "--api-base", server.base_url, "--data-dir", str(data), "--output", str(out),
-                   "--concurrency", str(concurrency), "--max-retries", "1"]
+                   "--concurrency", str(concurrency), "--max-retries", "1",
+                   # the default response cache, but in the benchmark's folder, not the user's
+                   "--cache", "--cache-dir", str(out.parent / "response-cache")]
         started = time.perf_counter()
         proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
         elapsed = time.perf_counter() - started

@@ -30,10 +30,14 @@ An adaptation is a *transport* matter, not a grading setting: ``run.json``'s
 stored adaptations, and so does a new run whose response cache remembers them
 (:mod:`.response_cache`), so neither pays the 400 again.
 
-Thread safety: until one request has been accepted, requests go one at a time
-(the first *probes* the endpoint, the others wait), so concurrent tasks do not
-each pay the same 400; afterwards they go in parallel, and an adaptation made by
-one thread is seen by every later request.
+Thread safety: the first request of a run *probes* the endpoint while the others
+wait — until it is accepted or refused, or for at most :data:`PROBE_GRACE_S` —
+so concurrent tasks do not each pay the same 400: an endpoint checks parameters
+before it generates anything, so a refusal comes back within that time, while an
+accepted request may take a minute to answer (waiting for it would cost every run
+one request's latency). A refusal slower than that is paid by the requests already
+sent, once each, and still adapted once. An adaptation made by one thread is seen
+by every later request.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ import copy
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +62,8 @@ RESERVED_FIELDS = frozenset({"model", "messages", "stream", "stream_options", "t
                              "max_tokens", "max_completion_tokens", "reasoning_effort", "n"})
 #: a session's limit of 400s naming no parameter before any request is accepted
 FIRST_REJECTIONS = 3
+#: how long the other requests wait for the first one's outcome (a 400 is quick)
+PROBE_GRACE_S = 0.5
 
 _FLAGS = {"temperature": "--temperature", "max_tokens": "--max-tokens",
           "max_completion_tokens": "--max-tokens", "reasoning_effort": "--reasoning-effort",
@@ -219,9 +226,12 @@ class Negotiator:
                  options: RequestOptions | None = None, stored: Iterable[Adaptation] = (),
                  on_change: Callable[[list[Adaptation]], None] | None = None,
                  stop: threading.Event | None = None, stream: bool = False,
-                 early_rejection_limit: int | None = None):
+                 early_rejection_limit: int | None = None,
+                 probe_grace: float = PROBE_GRACE_S):
         self.options = options or RequestOptions()
         self.early_rejection_limit = early_rejection_limit
+        self.probe_grace = probe_grace
+        self._probe_started = 0.0
         self.stream = stream
         self._omitted: set[str] = set()
         self._token = api_base_token_parameter
@@ -278,8 +288,9 @@ class Negotiator:
 
     def acquire(self) -> tuple[Plan, bool]:
         """(the plan to send with, whether this request probes the endpoint). Until one
-        request was accepted, a caller waits while another probes; a prober must call
-        :meth:`accepted`, :meth:`release` or :meth:`failed` afterwards."""
+        request was accepted, a caller waits while another probes (for at most
+        ``probe_grace`` seconds); a prober must call :meth:`accepted`, :meth:`release` or
+        :meth:`failed` afterwards."""
         with self._cond:
             while True:
                 if self._failure is not None:
@@ -288,10 +299,14 @@ class Negotiator:
                     return self._plan(), False
                 if not self._probing:
                     self._probing = True
+                    self._probe_started = time.monotonic()
                     return self._plan(), True
                 if self._stop is not None and self._stop.is_set():
                     raise NegotiationStopped()
-                self._cond.wait(0.25)
+                left = self._probe_started + self.probe_grace - time.monotonic()
+                if left <= 0:
+                    return self._plan(), False  # no quick refusal: the plan is likely fine
+                self._cond.wait(min(left, 0.25))
 
     def accepted(self) -> None:
         """A request was accepted (status < 400): the plan works, let everyone through."""

@@ -42,7 +42,7 @@ PACKAGE = Path(structeval.__file__).resolve().parent
 SCORER_SOURCES = ("model/*.py", "fe/*.py", "scoring/*.py", "harness/extract.py",
                   "harness/grading.py")
 WASM = PACKAGE / "fe" / "framecalc.wasm"
-_LIBRARIES = ("openai", "wasmtime", "numpy", "pillow", "json-repair", "httpx")
+_LIBRARIES = ("openai", "wasmtime", "numpy", "pillow", "json-repair", "httpx", "httpx2")
 
 
 def _sha_file(path: Path) -> str:

@@ -15,7 +15,7 @@ original latency — never request headers, never the API key: a reply that
 contains the key (a hostile server echoing it) is not stored at all.
 
 Files: ``<root>/v1/<2 hex>/<64 hex>.json``, each written to a temporary file in
-the same folder, fsync'ed and renamed over the target (``os.replace``), so
+the same folder and renamed over the target (``os.replace``), so
 threads and processes sharing the cache, and a ``kill -9`` at any moment, leave
 either the old file, the new one or none — never a torn one (a leftover
 temporary file is ignored and swept after an hour). A file that does not parse
@@ -359,7 +359,9 @@ def negotiation_scope(*, endpoint: str | None, model: str, requested: Mapping[st
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    """Temporary file in the same folder, fsync, rename over ``path`` (never torn)."""
+    """Temporary file in the same folder, renamed over ``path``: never torn for a reader or
+    after a ``kill -9`` (the page cache outlives the process). Not fsync'ed — a power cut
+    may lose the newest entries, which are then misses, and a run stays fast."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.parent / f".tmp-{os.getpid()}-{threading.get_ident()}-{uuid.uuid4().hex[:8]}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
@@ -368,7 +370,6 @@ def _write_atomic(path: Path, data: bytes) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
     except BaseException:
         os.close(fd)
         with contextlib.suppress(OSError):
