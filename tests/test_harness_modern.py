@@ -430,6 +430,11 @@ def test_compare_gives_the_perception_gap_of_an_image_and_a_dxf_run(data, tmp_pa
     rows = {g["name"]: g for g in json.loads((tmp_path / "c.json").read_text())["by_category"]}
     assert rows["beam"]["difference"]["estimate"] == -75.0  # A − B; the gap is its negative
     assert rows["frame"]["difference"]["estimate"] == 0.0
+    assert gap["by_category"]["beam"]["estimate"] == 75.0
+    assert gap["by_category"]["frame"]["estimate"] == 0.0
+    assert gap["by_difficulty"]["difficulty 1"]["estimate"] == 75.0
+    assert "Perception gap by category: beam +75.00, frame +0.00; by difficulty: 1 +75.00, " \
+           "3 +0.00" in done.stdout
 
 
 def _sent_image(body: dict) -> Image.Image:
@@ -456,6 +461,7 @@ def test_image_detail_and_downscaling(data, tmp_path):
     sent_bytes = base64.b64decode(part["url"].split(",", 1)[1])
     assert record["image"]["sent"]["sha256"] == hashlib.sha256(sent_bytes).hexdigest()
     assert "detail" not in json.dumps(attempts(tmp_path / "i")[0]["request"]["messages"])
+    assert record["request"]["image_detail"] == "low"
     # deterministic: the same image gives the same bytes
     with FakeOpenAI(Script(default=Answer(PERFECT["beam_t02"]))) as server:
         session(tmp_path / "i2", server, grading=grading).run(

@@ -116,13 +116,13 @@ def conversation(system: str, task: TaskLike, shown: TaskInput, grading: Grading
     return messages
 
 
-def _request_fields(ctx: RunContext, messages: list[dict[str, Any]],
-                    sent: dict[str, Any]) -> dict[str, Any]:
+def _request_fields(ctx: RunContext, messages: list[dict[str, Any]], sent: dict[str, Any],
+                    image_detail: str | None) -> dict[str, Any]:
     g, t = ctx.grading, ctx.transport_settings
     return {"model": g.model, "api_base": t.to_json()["api_base"], "prompt_type": g.prompt_type,
             "temperature": g.temperature, "max_tokens": g.max_tokens, "stream": t.stream,
             "timeout": t.timeout, "lang": g.lang, "modality": g.modality, "sent": sent,
-            "messages": messages}
+            "image_detail": image_detail, "messages": messages}
 
 
 def answer_flags(reply: ChatReply) -> tuple[str, ...]:
@@ -228,8 +228,10 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
             # A repair the API refuses outright (not a passing outage) ends the loop: the
             # task keeps what its answers earned. Anything else must be retried later.
             refused = isinstance(exc, RequestRejected) and attempt > 1
-            sent = ctx.transport.negotiator.plan().arguments(g.temperature, g.max_tokens)
-            ctx.record("attempt", run, {**head, "request": _request_fields(ctx, traced, sent),
+            plan = ctx.transport.negotiator.plan()
+            sent = plan.arguments(g.temperature, g.max_tokens)
+            ctx.record("attempt", run, {**head, "request": _request_fields(ctx, traced, sent,
+                                                                           plan.image_detail),
                                         "outcome": "rejected" if refused else UNAVAILABLE,
                                         "error": str(exc),
                                         "incidents": [i.to_json() for i in exc.incidents]})
@@ -241,7 +243,7 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
         reply = asked.reply
         used, spent = _tokens(reply), _costs(ctx, asked)
         tokens, costs, seen = tokens + used, costs + spent, _merge(seen, _seen(asked))
-        request = _request_fields(ctx, traced, reply.sent)
+        request = _request_fields(ctx, traced, reply.sent, reply.image_detail)
         try:
             graded = grade_answer(task.model, reply.text, tolerance=g.tolerance,
                                   grader=ctx.grader, lang=g.lang)
