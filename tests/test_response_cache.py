@@ -7,7 +7,6 @@ import base64
 import json
 import multiprocessing
 import os
-import signal
 import threading
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ from structeval.harness.response_cache import (
     request_key,
 )
 from tests.fakeserver import fixture as fx
-from tests.fakeserver.process import common, run_eval
+from tests.fakeserver.process import common, kill_9_when, run_eval
 from tests.fakeserver.server import Answer, Call, EchoAuth, FakeOpenAI, Reply, Script
 
 IDS = ("beam_t01", "frame_t01", "truss_t01", "beam_t02")
@@ -146,19 +145,8 @@ def test_kill_9_during_a_cached_run_leaves_a_usable_cache(data, tmp_path):
     with FakeOpenAI(answers) as server:
         proc = run_eval(*common(server, data_dir, tmp_path / "k", "--cache", "--cache-dir",
                                 str(cache), "--concurrency", "1"), wait=False)
-        try:
-            deadline = time.monotonic() + 60
-            while not any(c.image_sha == answers.hold for c in server.calls):
-                assert time.monotonic() < deadline, "the held request never arrived"
-                time.sleep(0.05)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.communicate()
-            answers.release.set()
-        assert proc.returncode == -signal.SIGKILL
+        kill_9_when(proc, lambda: any(c.image_sha == answers.hold for c in server.calls),
+                    answers.release)
         entries = list((cache / "v1").rglob("*.json"))
         assert len(entries) == 2  # beam_t01's two answers (supports, then perfect)
         store = ResponseCache(cache)

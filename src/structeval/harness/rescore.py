@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.errors import StructEvalError
-from ..safe_files import FileAccessError, explain_os_error, refuse_symlink
+from ..safe_files import FileAccessError, explain_os_error, refuse_symlink, write_atomic
 from ..statistics.factors import recorded_modality
 from ..statistics.runs import run_statistics
 from . import provenance
@@ -51,7 +51,7 @@ from .repair_loop import scored_result, task_factors, task_fingerprint
 from .results import SCORED, UNAVAILABLE, TaskResult, summarize
 from .runner import _default_data_dir, _previous_state, _write_json_atomic
 from .task_input import DxfError, ImageError, prepare_input
-from .trace import Redactor, TraceReader, TraceWriter
+from .trace import Redactor, TraceReader, dumps_line
 
 RESCORE_NOTE = ("attempt 1 of every scored task re-graded from its stored answer with the "
                 "current scorer and dataset; repair attempts kept as recorded")
@@ -326,15 +326,16 @@ def _write(output: Path, source: Path, records: list[dict[str, Any]],
     for name in ("run.json", "trace.jsonl", "results.json"):
         refuse_symlink(output / name, "run file")
     _write_json_atomic(output / "run.json", manifest, redact)
-    with TraceWriter(output / "trace.jsonl", redact) as writer:
-        for rec in records:
-            writer.write(rec)
-        base = {"session": session, "elapsed_s": 0.0}
-        writer.write({"type": "session", "run": 0, **base, "resumed": True, "rescore": True,
-                      "from": str(source.resolve()), "reused": 0, "pending": len(results)})
-        for kind, run, rec in out_records:
-            writer.write({"type": kind, "run": run, **base, **rec})
-        writer.write({"type": "session_end", "run": 0, **base, "wall_s": 0.0})
+    base = {"session": session, "elapsed_s": 0.0}
+    lines = [dumps_line(rec, redact) for rec in records]
+    lines.append(dumps_line({"type": "session", "run": 0, **base, "resumed": True,
+                             "rescore": True, "from": str(source.resolve()), "reused": 0,
+                             "pending": len(results)}, redact))
+    lines += [dumps_line({"type": kind, "run": run, **base, **rec}, redact)
+              for kind, run, rec in out_records]
+    lines.append(dumps_line({"type": "session_end", "run": 0, **base, "wall_s": 0.0}, redact))
+    # one atomic write (a rescore is not resumed line by line, unlike a run's trace)
+    write_atomic(output / "trace.jsonl", ("\n".join(lines) + "\n").encode("utf-8"))
     _write_json_atomic(output / "results.json",
                        {"summary": summary, "tasks": [r.results_entry() for r in results]},
                        redact)
