@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from structeval.harness import GradingSettings, RetryPolicy, Session
 from structeval.harness.response_cache import (
     ResponseCache,
     StoredReply,
@@ -20,6 +21,8 @@ from structeval.harness.response_cache import (
     parse_size,
     request_key,
 )
+from structeval.harness.settings import TransportSettings
+from structeval.harness.trace import Redactor
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.process import common, kill_9_when, run_eval
 from tests.fakeserver.server import Answer, Call, EchoAuth, FakeOpenAI, Reply, Script
@@ -78,50 +81,68 @@ def test_a_second_identical_run_sends_nothing_and_gives_the_same_results(data, t
     assert {r["response"]["cache"] for r in replies} == {"hit"}
 
 
+def in_process(server, tasks, out: Path, cache: Path, *, runs: int = 1, ids=IDS,
+               **grading) -> dict:
+    """A session in this process (no start-up cost) with the cache; its summary."""
+    settings = GradingSettings(**{"model": "fake-vlm", "max_retries": 1, **grading})
+    session = Session(out, grading=settings,
+                      transport_settings=TransportSettings(api_base=server.base_url, timeout=10),
+                      policy=RetryPolicy(tries=2, base_delay=0.001, max_delay=0.002),
+                      api_key=fx.SECRET_KEY, resume=False, runs=runs,
+                      cache=ResponseCache(cache, redact=Redactor([fx.SECRET_KEY])))
+    return session.run([tasks[i] for i in ids], progress=False, echo=lambda _: None).summary
+
+
 def test_independent_samples_stay_independent(data, tmp_path):
     """--runs 2: the run index is part of the key, so both samples are asked; a rerun asks
-    neither."""
-    data_dir, tasks = data
+    neither, and a third run asks only the new sample."""
+    _, tasks = data
     cache = tmp_path / "cache"
     with FakeOpenAI(script(tasks)) as server:
-        cached(server, data_dir, tmp_path / "a", cache, "--runs", "2", "--filter", "truss")
+        in_process(server, tasks, tmp_path / "a", cache, runs=2, ids=["truss_t01"])
         assert len(server.calls) == 2
-        cached(server, data_dir, tmp_path / "b", cache, "--runs", "2", "--filter", "truss")
+        in_process(server, tasks, tmp_path / "b", cache, runs=2, ids=["truss_t01"])
         assert len(server.calls) == 2
-        cached(server, data_dir, tmp_path / "c", cache, "--runs", "3", "--filter", "truss")
-        assert len(server.calls) == 3  # only the new sample
+        in_process(server, tasks, tmp_path / "c", cache, runs=3, ids=["truss_t01"])
+        assert len(server.calls) == 3
 
 
 def test_other_settings_are_other_keys_but_streaming_is_not(data, tmp_path):
-    data_dir, tasks = data
+    _, tasks = data
     cache = tmp_path / "cache"
+    truss = ["truss_t01"]
     with FakeOpenAI(script(tasks)) as server:
-        cached(server, data_dir, tmp_path / "a", cache, "--filter", "truss")
-        cached(server, data_dir, tmp_path / "b", cache, "--filter", "truss", "--stream")
+        in_process(server, tasks, tmp_path / "a", cache, ids=truss)
+        streamed = Session(tmp_path / "b", grading=GradingSettings(model="fake-vlm"),
+                           transport_settings=TransportSettings(api_base=server.base_url,
+                                                                timeout=10, stream=True),
+                           policy=RetryPolicy(tries=2), api_key=fx.SECRET_KEY, resume=False,
+                           cache=ResponseCache(cache))
+        streamed.run([tasks["truss_t01"]], progress=False, echo=lambda _: None)
         assert len(server.calls) == 1  # how an answer arrives is not what it is
-        cached(server, data_dir, tmp_path / "c", cache, "--filter", "truss",
-               "--temperature", "0.5")
-        cached(server, data_dir, tmp_path / "d", cache, "--filter", "truss", "--lang", "zh")
-        cached(server, data_dir, tmp_path / "e", cache, "--filter", "truss",
-               "--prompt-type", "strict")
-        assert len(server.calls) == 4
+        in_process(server, tasks, tmp_path / "c", cache, ids=truss, temperature=0.5)
+        in_process(server, tasks, tmp_path / "d", cache, ids=truss, lang="zh")
+        in_process(server, tasks, tmp_path / "e", cache, ids=truss, prompt_type="strict")
+        in_process(server, tasks, tmp_path / "f", cache, ids=truss, image_detail="low")
+        assert len(server.calls) == 5
+        in_process(server, tasks, tmp_path / "g", cache, ids=truss, tolerance=0.05)
+        assert len(server.calls) == 5  # the tolerance grades; it does not ask
 
 
 def test_the_key_is_in_no_cache_file_and_an_echoed_key_is_not_stored(data, tmp_path):
-    data_dir, tasks = data
+    _, tasks = data
     cache = tmp_path / "cache"
     with FakeOpenAI(script(tasks)) as server:
-        cached(server, data_dir, tmp_path / "a", cache)
+        in_process(server, tasks, tmp_path / "a", cache)
     with FakeOpenAI(Script(default=EchoAuth())) as server:
-        proc = cached(server, data_dir, tmp_path / "b", cache, "--filter", "beam_t02",
-                      "--max-retries", "0")
-    assert proc.returncode == 0, proc.stderr
+        summary = in_process(server, tasks, tmp_path / "b", cache, ids=["beam_t02"],
+                             max_retries=0)
     files = [p for p in cache.rglob("*") if p.is_file()]
     assert files
     for path in files:
         assert fx.SECRET_KEY not in path.read_text(errors="replace")
         assert "Bearer" not in path.read_text(errors="replace")
-    assert results(tmp_path / "b")["summary"]["cache"]["not_stored_secret"] == 1
+    assert summary["cache"]["not_stored_secret"] == 1
 
 
 class Holding:

@@ -44,7 +44,13 @@ from . import provenance
 from .cost import CostMeter, Prices
 from .grading import Grader, language_grader
 from .images import MAX_IMAGE_BYTES
-from .negotiation import FIRST_REJECTIONS, Adaptation, Negotiator, RequestOptions
+from .negotiation import (
+    FIRST_REJECTIONS,
+    PROBE_GRACE_S,
+    Adaptation,
+    Negotiator,
+    RequestOptions,
+)
 from .prompts import system_prompt
 from .repair_loop import RunContext, TaskLike, run_task, task_fingerprint
 from .response import MAX_ANSWER_CHARS
@@ -116,7 +122,7 @@ class Session:
                  max_image_bytes: int = MAX_IMAGE_BYTES, cache: ResponseCache | None = None,
                  prices: Prices | None = None, max_cost: float | None = None,
                  force_resume: bool = False, temperature_explicit: bool = False,
-                 max_dxf_bytes: int = MAX_DXF_BYTES):
+                 max_dxf_bytes: int = MAX_DXF_BYTES, probe_grace: float = PROBE_GRACE_S):
         self.output = Path(output)
         self.data_dir = data_dir  # recorded so that reports find the same dataset
         self.runs = runs  # independent answers per task (--runs K); run indices 0..K-1
@@ -130,6 +136,7 @@ class Session:
         self.prompt = system_prompt(grading.prompt_type, grading.lang)
         self.max_image_bytes = max_image_bytes
         self.max_dxf_bytes = max_dxf_bytes
+        self.probe_grace = probe_grace  # how long others wait for the first request's outcome
         self.cache = cache
         self.prices = prices
         self.meter = CostMeter(max_cost)
@@ -143,7 +150,8 @@ class Session:
                                        max_answer_chars=max_answer_chars, model=grading.model,
                                        options=self.options)
         self.executing = False  # tasks have been handed to worker threads
-        self.provenance: dict[str, Any] = {}
+        self.provenance: dict[str, Any] = {}  # this session's (collected when it runs)
+        self._forced: list[str] = []  # what --force-resume overrode
         self._manifest_now: dict[str, Any] = {}
         self._manifest_lock = threading.Lock()
 
@@ -217,7 +225,7 @@ class Session:
                  "cache": str(self.cache.root) if self.cache is not None else None,
                  "prices": self.prices.to_json() if self.prices else None,
                  "max_cost": self.meter.limit}
-        if getattr(self, "_forced", None):
+        if self._forced:
             entry["forced_resume"] = list(self._forced)
         sessions.append(entry)
         first = (stored or {}).get("provenance")
@@ -249,7 +257,8 @@ class Session:
                           model=self.grading.model, options=self.options, stored=learned,
                           on_change=self._negotiated, stop=self.stop,
                           stream=self.transport_settings.stream,
-                          early_rejection_limit=FIRST_REJECTIONS)
+                          early_rejection_limit=FIRST_REJECTIONS,
+                          probe_grace=self.probe_grace)
 
     def negotiator_for_estimate(self) -> Negotiator:
         """The plan a session would start with (for ``--dry-run``: nothing is written)."""
@@ -293,7 +302,7 @@ class Session:
                     echo: Callable[[str], None]) -> SessionOutcome:
         self.provenance = provenance.collect(Path(self.data_dir) if self.data_dir
                                              else _default_data_dir(), [t.id for t in tasks])
-        self._forced: list[str] = []
+        self._forced = []
         stored = self._prepare_dir()
         self.transport.negotiator = self._negotiator(stored)
         if self._forced:
