@@ -270,12 +270,18 @@ def scored_result(base: dict[str, Any], grades: list[tuple[float, str, tuple[str
                   tokens: Tokens, fingerprint: str, costs: Costs, seen: Seen) -> TaskResult:
     """A scored task from its attempts' (ratio, stage, answer flags), first attempt first: the
     best credit (the first attempt reaching it) is the task's."""
-    best = max(range(len(grades)), key=lambda i: (grades[i][0], -i))
+    best = best_attempt([(ratio, stage) for ratio, stage, _ in grades])
     return TaskResult(**base, status=SCORED, ratio=grades[best][0], stage=grades[best][1],
                       first_attempt_ratio=grades[0][0], first_attempt_stage=grades[0][1],
                       attempts=len(grades), tokens=tokens, best_attempt=best + 1,
                       fingerprint=fingerprint, first_flags=grades[0][2],
                       best_flags=grades[best][2], costs=costs, seen=seen)
+
+
+def best_attempt(grades: list[tuple[float, str]]) -> int:
+    """Index of the attempt that sets the task's score: the highest credit, the earliest
+    of equals."""
+    return max(range(len(grades)), key=lambda i: (grades[i][0], -i))
 
 
 def _unavailable(ctx: RunContext, base: dict[str, Any], fingerprint: str, attempts: int,

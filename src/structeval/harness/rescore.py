@@ -49,7 +49,7 @@ from . import provenance
 from .grading import GradingCrash, grade_answer, language_grader
 from .repair_loop import scored_result, task_factors, task_fingerprint
 from .results import SCORED, UNAVAILABLE, TaskResult, summarize
-from .runner import _default_data_dir, _previous_state, _write_json_atomic
+from .runner import _default_data_dir, _previous_state, _write_json_atomic, data_root
 from .task_input import DxfError, ImageError, prepare_input
 from .trace import Redactor, TraceReader, dumps_line
 
@@ -84,12 +84,14 @@ def _read_manifest(directory: Path) -> dict[str, Any]:
     return manifest
 
 
-def _recorded_data_dir(manifest: dict[str, Any]) -> Path | None:
+def _recorded_data_dir(manifest: dict[str, Any]) -> str | None:
+    """The last session's --data-dir as run.json keeps it (a folder, or a dataset
+    reference the loader understands)."""
     sessions = manifest.get("sessions")
     if isinstance(sessions, list) and sessions and isinstance(sessions[-1], dict):
         recorded = sessions[-1].get("data_dir")
         if isinstance(recorded, str) and recorded:
-            return Path(recorded)
+            return recorded
     return None
 
 
@@ -160,9 +162,10 @@ def rescore_run(source: Path, *, output: Path | None = None, tolerance: float | 
     latest = _latest_task_records(records)
     attempts = _attempts(records)
 
-    root = Path(data_dir) if data_dir else _recorded_data_dir(manifest) or _default_data_dir()
+    source_data: Any = data_dir or _recorded_data_dir(manifest) or _default_data_dir()
     ids = {task_id for _, task_id in finished}
-    tasks = {t.id: t for t in load_tasks(root) if t.id in ids}
+    tasks = {t.id: t for t in load_tasks(source_data) if t.id in ids}
+    root = data_root(list(tasks.values()), source_data)
     missing = sorted(ids - set(tasks))
     if missing:
         raise RescoreError(f"{len(missing)} task(s) of the run are not in the dataset {root} "
@@ -230,7 +233,8 @@ def rescore_run(source: Path, *, output: Path | None = None, tolerance: float | 
             "kept_repair_attempts": kept, "tasks_changed": changed,
             "input_changed": input_changed, "what": RESCORE_NOTE,
             "answers_provenance": manifest.get("provenance")}
-    new_manifest = _new_manifest(manifest, grading, tolerance, root, session, now, current, info)
+    new_manifest = _new_manifest(manifest, grading, tolerance, source_data, session, now,
+                                 current, info)
     summary = _summary(source, results, past_wall, new_manifest, current, info)
     _write(output, source, records, out_records, session, new_manifest, summary, results,
            redact)
@@ -283,11 +287,13 @@ def _fingerprint(task: Any, modality: str, first: dict[str, Any], old: str,
 
 
 def _new_manifest(manifest: dict[str, Any], grading: dict[str, Any], tolerance: float,
-                  root: Path, session: int, now: str, current: dict[str, Any],
+                  source_data: Any, session: int, now: str, current: dict[str, Any],
                   info: dict[str, Any]) -> dict[str, Any]:
     sessions = [s for s in manifest.get("sessions") or [] if isinstance(s, dict)]
+    recorded = str(source_data) if str(source_data).startswith("hf://") \
+        else str(Path(source_data).resolve())
     sessions.append({"session": session, "started_at": now, "rescore": True,
-                     "data_dir": str(root.resolve()), "provenance": current})
+                     "data_dir": recorded, "provenance": current})
     return {**manifest, "grading": {**grading, "tolerance": tolerance}, "sessions": sessions,
             "provenance": current, "rescored": info}
 

@@ -300,8 +300,8 @@ class Session:
 
     def _run_locked(self, tasks: Sequence[TaskLike], skipped: list[str], progress: bool | None,
                     echo: Callable[[str], None]) -> SessionOutcome:
-        self.provenance = provenance.collect(Path(self.data_dir) if self.data_dir
-                                             else _default_data_dir(), [t.id for t in tasks])
+        self.provenance = provenance.collect(data_root(tasks, self.data_dir),
+                                             [t.id for t in tasks])
         self._forced = []
         stored = self._prepare_dir()
         self.transport.negotiator = self._negotiator(stored)
@@ -414,3 +414,14 @@ def _default_data_dir() -> Path:
     from ..dataset import DATA_DIR
 
     return Path(DATA_DIR)
+
+
+def data_root(tasks: Sequence[TaskLike], data_dir: Path | str | None) -> Path:
+    """The local folder the tasks' files are in (``images/`` is beside ``raw_models/`` and
+    ``ground_truth_meta/``), whatever ``--data-dir`` named: a folder, or a dataset fetched
+    into a local cache; else ``data_dir`` itself, else the shipped data."""
+    for task in tasks:
+        image = getattr(task, "image_path", None)
+        if image:
+            return Path(image).resolve().parent.parent
+    return Path(data_dir) if data_dir else _default_data_dir()
