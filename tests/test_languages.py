@@ -12,6 +12,7 @@ language. The full ``--lang zh`` run against the scripted server is in
 from __future__ import annotations
 
 import copy
+import json
 import re
 
 import pytest
@@ -175,3 +176,18 @@ def test_no_json_feedback_follows_the_language():
     assert en.extraction.reason == "think_only"
     assert en.grade.message.startswith("JSON only inside <think>")
     assert zh.grade.message.startswith("JSON 只出现在 <think> 推理块内")
+
+
+def test_the_score_command_speaks_both_languages(tmp_path):
+    from click.testing import CliRunner
+
+    from structeval.cli import main
+
+    gt, cand = tmp_path / "gt.json", tmp_path / "cand.json"
+    gt.write_text(json.dumps(fx.GT_MODELS["beam_t01"]))
+    cand.write_text(json.dumps(fx.support_kind("beam_t01", "S2", "pin")))
+    out = {lang: json.loads(CliRunner().invoke(main, ["score", str(gt), str(cand), "--lang",
+                                                      lang]).output) for lang in LANGUAGES}
+    assert out["en"]["stage"] == out["zh"]["stage"] == "supports"
+    assert out["zh"]["message"].startswith("支座阶段未通过：你设在结点 C 的支座 S2")
+    assert out["en"]["checks"] == out["zh"]["checks"]
