@@ -10,6 +10,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# run_eval.py keeps a response cache in the user's cache folder by default; tests never
+# touch it (subprocesses and CliRunner inherit this). Tests of the cache pass --cache and
+# their own --cache-dir.
+os.environ["STRUCTEVAL_RESPONSE_CACHE"] = "off"
+
 
 def _shared_candidates() -> list[Path]:
     found = []

@@ -55,7 +55,7 @@ def test_the_factor_table_by_hand(page):
         r"<tr data-factor='(\w+)' data-value='([\w-]+)'>(.*?)</tr>", table)}
     assert set(rows) == {("dimensioning", "full"), ("dimensioning", "exam"),
                          ("language", "en"), ("language", "zh"), ("style", "cad"),
-                         ("style", "sketch")}
+                         ("style", "sketch"), ("modality", "image")}  # run.json records it
     assert cells(rows["language", "zh"])[-7:] == [
         "zh", "6", "1", str(1 + 1 + 3 + 3 + 2 + 2), f"{100 * 4.75 / 12:.1f}%",
         f"{100 * 7.75 / 12:.1f}%", f"{100 * 4.25 / 6:.1f}%"]

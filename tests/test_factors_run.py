@@ -69,9 +69,11 @@ def test_the_run_went_as_scripted(factor_run):
 
 def test_by_factor_by_hand(summary):
     """Only dimensioning, language and style take two values; units, values and symbols
-    have one each, and the run records no modality, so they are absent."""
+    have one each, so they are absent; the run records its modality (image: run.json
+    grading.modality, issue 11), whose single group is the whole run."""
     by_factor = summary["by_factor"]
-    assert list(by_factor) == ["dimensioning", "language", "style"]
+    assert list(by_factor) == ["dimensioning", "language", "style", "modality"]
+    assert list(by_factor["modality"]) == ["image"]
     assert list(by_factor["language"]) == ["en", "zh"]  # the default first
     # full: every task but F-ex. After repair B 1+1+1, F 3·(1 + 0.75 + 0.5), T 2·(1 + 1),
     # C 2·(1 + 0); pass@1 B 1 + 0.25 + 0, F 3·(0.75 + 0.5 + 0.5), T 2·(0.75 + 0.75), C 2·1

@@ -7,9 +7,7 @@ with ``--resume`` and compares the results with an uninterrupted run's.
 from __future__ import annotations
 
 import json
-import signal
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +15,7 @@ from click.testing import CliRunner
 
 from structeval.harness.cli import main
 from tests.fakeserver import fixture as fx
-from tests.fakeserver.process import common, run_eval
+from tests.fakeserver.process import common, kill_9_when, run_eval
 from tests.fakeserver.server import Answer, Call, Fail, FakeOpenAI, Reply, Script
 
 
@@ -99,24 +97,12 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(data, uninterrupted, tmp
     answers = Answers(tasks, hold="frame_t01")  # third task in id order
     with FakeOpenAI(answers) as server:
         proc = run_eval(*common(server, data_dir, out, "--concurrency", "1"), wait=False)
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                trace = out / "trace.jsonl"
-                if trace.exists() and len(task_records(out)) >= 2:
-                    break
-                time.sleep(0.05)
-            while not any(c.image_sha == answers.hold_sha for c in server.calls):
-                assert time.monotonic() < deadline, "the held request never arrived"
-                time.sleep(0.05)
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.communicate()
-            answers.release.set()
-        assert proc.returncode == -signal.SIGKILL
+
+        def ready() -> bool:
+            return (out / "trace.jsonl").exists() and len(task_records(out)) >= 2 and any(
+                c.image_sha == answers.hold_sha for c in server.calls)
+
+        kill_9_when(proc, ready, answers.release)
         assert not (out / "results.json").exists()
         done = {r["task_id"] for r in task_records(out)}
         assert done == {"beam_t01", "beam_t02"}

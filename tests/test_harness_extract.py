@@ -52,9 +52,31 @@ def test_a_lone_closing_think_tag_ends_the_preamble():
     assert extract_json(text).document == MODEL
 
 
-def test_answer_only_inside_think_is_still_found():
-    got = extract_json(f"<think>{json.dumps(MODEL)}</think>")
-    assert got.document == MODEL
+@pytest.mark.parametrize("text", [
+    f"<think>{M}</think>",  # closed
+    f"<think>{M}</think>\nI hope this helps.",  # closed, prose after it
+    f"<think>let me write <json>{M}</json>",  # unclosed: the block runs to the end
+    f"Here goes. <THINK>{M}",  # unclosed, tag in capitals
+    f"draft {M} ...</think> and that is all.",  # a preamble closed by a lone </think>
+])
+def test_json_only_inside_think_is_not_an_answer(text):
+    """Issue 11: what a reasoning model thinks is not its answer; the trace says why."""
+    got = extract_json(text)
+    assert got.document is None and got.method is None
+    assert got.reason == "think_only"
+    assert got.problem.startswith("JSON only inside <think>")
+    assert got.to_json()["problem"] == got.problem
+
+
+def test_json_after_an_unclosed_think_block_is_not_found_but_before_it_is():
+    assert extract_json(f"<json>{M}</json> <think>now {OTH}").document == MODEL
+
+
+def test_no_json_reasons_are_distinguished():
+    assert extract_json("").reason == "empty"
+    assert extract_json("I cannot see it").reason == "none"
+    assert extract_json("<json>[1]</json>").reason == "not_object"
+    assert extract_json(f"<json>{M}</json>").reason is None
 
 
 def test_trailing_commas_and_missing_brace_are_repaired_and_flagged():

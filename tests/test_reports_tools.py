@@ -190,10 +190,10 @@ def test_an_unfinished_run_says_so(tmp_path):
 
 
 def test_leaderboard_table_by_hand(tmp_path):
-    """strong: ratios 1, 1 at difficulties 1, 3 → 100 %, a constant sample, so its interval
-    is the point 100–100; pass@1 (0.5, 1) → (0.5 + 3)/4 = 87.5 %.
+    """strong: ratios 1, 1 at difficulties 1, 3 → 100 % after repair, a constant sample, so its
+    interval is the point 100–100; pass@1 (0.5, 1) → (0.5 + 3)/4 = 87.5 %.
     weak: 1 at d1 and 0.25 at d3 → (1 + 0.75)/4 = 43.75 %; average ratio 62.5 %;
-    pass@1 equal to final."""
+    pass@1 equal to final. Ranked by pass@1, the headline (issue 11)."""
     strong = write_run(tmp_path / "s", [row("t1", 1.0, 1, first=0.5), row("t2", 1.0, 3)],
                        model="Strong|VLM", date="2025-03-01")
     weak = write_run(tmp_path / "w", [row("t1", 1.0, 1), row("t2", 0.25, 3)],
@@ -201,13 +201,28 @@ def test_leaderboard_table_by_hand(tmp_path):
     done = tool("leaderboard.py", weak, strong / "results.json")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("| # | Model | Prompt | Weighted accuracy (95% CI) |")
+    assert lines[0].startswith("| # | Model | Prompt | pass@1 weighted accuracy (95% CI) | "
+                               "After repair (95% CI) |")
     first, second = lines[2], lines[3]
-    assert first == ("| 1 | Strong\\|VLM | standard | 100.0 (100.0–100.0) | 100.0 | 87.5 | "
-                     "100.0 | 2 | 1 | 2025-03-01 |")
+    assert first.startswith("| 1 | Strong\\|VLM | standard | 87.5 (")
+    assert first.endswith(" | 100.0 (100.0–100.0) | 100.0 | 2 | 1 | 2025-03-01 |")
     assert second.startswith("| 2 | weak-vlm | standard | 43.8 (")
-    assert second.endswith("| 62.5 | 43.8 | 43.8 | 2 | 1 | 2025-02-11 |")
+    assert second.endswith("| 62.5 | 2 | 1 | 2025-02-11 |")
     assert "different task sets" not in done.stdout
+
+
+def test_leaderboard_ranks_by_pass_at_1_not_after_repair(tmp_path):
+    """A run that only gets there after repair ranks below one that is right at once:
+    fixer pass@1 0.25 everywhere, after repair 1 → 25 % / 100 %; steady 0.75 at once and
+    after repair → 75 % / 75 %."""
+    fixer = write_run(tmp_path / "f", [row("t1", 1.0, 2, first=0.25), row("t2", 1.0, 2,
+                                                                          first=0.25)],
+                      model="fixer", date="2025-01-01")
+    steady = write_run(tmp_path / "s", [row("t1", 0.75, 2), row("t2", 0.75, 2)],
+                       model="steady", date="2025-01-01")
+    lines = leaderboard([load_results(fixer), load_results(steady)]).splitlines()
+    assert lines[2].startswith("| 1 | steady | standard | 75.0 (75.0–75.0) | 75.0 (75.0–75.0)")
+    assert lines[3].startswith("| 2 | fixer | standard | 25.0 (25.0–25.0) | 100.0 (100.0–100.0)")
 
 
 def test_leaderboard_warns_about_different_task_sets(tmp_path):
@@ -219,7 +234,7 @@ def test_leaderboard_warns_about_different_task_sets(tmp_path):
 
 def test_leaderboard_without_run_json_uses_the_directory_name(tmp_path):
     text = leaderboard([load_results(write_run(tmp_path / "my_run", [row("t1", 0.5)]))])
-    assert "| 1 | my\\_run | – | 50.0 (50.0–50.0) |" in text
+    assert "| 1 | my\\_run | – | 50.0 (50.0–50.0) | 50.0 (50.0–50.0) |" in text
 
 
 def test_leaderboard_rejects_unreadable_results(tmp_path):

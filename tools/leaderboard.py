@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Markdown leaderboard of finished runs: ``python tools/leaderboard.py RESULTS_DIR...``.
 
-One row per run (model, weighted accuracy with its task-bootstrap 95% CI,
-average ratio, pass@1, after repair, tasks, runs, date), best first. Each
-argument is a run directory or its results.json. Exit 2 when one cannot be read.
+One row per run (model, pass@1 weighted accuracy — the headline — and after-repair
+weighted accuracy, each with its task-bootstrap 95% CI, average ratio, tasks, runs,
+date), ranked by pass@1. Each argument is a run directory or its results.json. Exit 2
+when one cannot be read.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from structeval.reports.runfiles import load_results
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the table to this file instead of standard output.")
 def main(results: tuple[Path, ...], output: Path | None) -> None:
-    """Rank finished runs by difficulty-weighted accuracy."""
+    """Rank finished runs by pass@1 difficulty-weighted accuracy."""
     try:
         table = leaderboard([load_results(path) for path in results])
     except StructEvalError as exc:

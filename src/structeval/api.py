@@ -27,7 +27,8 @@ def solve(model: Any, *, samples_per_segment: int = 11, spring: float = 0.0,
                             max_samples=max_samples)
 
 
-def score(gt: Any, candidate: Any, *, tolerance: float | None = None) -> Verdict:
+def score(gt: Any, candidate: Any, *, tolerance: float | None = None,
+          lang: str = "en") -> Verdict:
     """Grade ``candidate`` against the ground truth ``gt``; each a dict, JSON text or
     :class:`Model`. Returns the :class:`~structeval.scoring.Verdict` (``ratio``, ``stage``,
     ``message``, ``checks``; ``to_dict()``).
@@ -35,11 +36,13 @@ def score(gt: Any, candidate: Any, *, tolerance: float | None = None) -> Verdict
     An invalid candidate is a verdict (stage ``"invalid"``, ratio 0), never an error; an
     invalid or unstable ground truth raises ModelError / MechanismError (a
     StructEvalError), since that is the benchmark's fault and not the candidate's.
-    ``tolerance`` defaults to the scorer's 2 %.
+    ``tolerance`` defaults to the scorer's 2 %; ``lang`` (en | zh) is the language of the
+    message only.
     """
     from .scoring import DEFAULT_TOLERANCE
     from .scoring import score as score_models
 
     truth = gt if isinstance(gt, Model) else parse_model(gt)
     return score_models(truth, candidate,
-                        tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance)
+                        tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                        lang=lang)

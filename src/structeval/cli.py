@@ -74,9 +74,11 @@ def solve(model_path: str, samples: int, springs: bool, max_samples: int, max_fi
 @click.option("--tolerance", default=0.02, show_default=True, type=click.FloatRange(min=1e-9),
               help="Relative tolerance of every comparison (absolute floor: a quarter of it "
                    "times the problem's scale).")
+@click.option("--lang", type=click.Choice(("en", "zh")), default="en", show_default=True,
+              help="Language of the feedback message (the verdict does not depend on it).")
 @_MAX_FILE
 @click.option("--indent", default=2, show_default=True, type=click.IntRange(0, 8))
-def score(gt_path: str, candidate_path: str, tolerance: float, max_file_mb: float,
+def score(gt_path: str, candidate_path: str, tolerance: float, lang: str, max_file_mb: float,
           indent: int) -> None:
     """Grade CANDIDATE.json against the ground truth GT.json (ratio, stage, feedback).
 
@@ -95,7 +97,7 @@ def score(gt_path: str, candidate_path: str, tolerance: float, max_file_mb: floa
     except StructEvalError as exc:
         _fail(f"candidate {candidate_path}: {exc}")
     try:
-        verdict = score_models(gt, candidate, tolerance=tolerance)
+        verdict = score_models(gt, candidate, tolerance=tolerance, lang=lang)
     except StructEvalError as exc:
         _fail(f"ground truth {gt_path} cannot be graded against: {exc}")
     click.echo(json.dumps(verdict.to_json(), indent=indent or None))

@@ -3,6 +3,9 @@
 Layout (as ``data/``): ``raw_models/<id>.json`` (FrameCalc JSON),
 ``images/<id>.png`` and ``ground_truth_meta/<id>.json``. Each image is a small
 distinct PNG, so the fake server can tell tasks apart by the image's sha256.
+On request (``dxf=``) a task also gets ``images/<id>.dxf``, a small ASCII DXF
+drawing of its model made with ezdxf (members as lines, hinges as circles, loads
+and supports as texts), which DXF requests are told apart by.
 
 Answers are built from the ground truth by edits whose expected verdict is known
 from the scoring rules: an equivalent re-encoding (new ids, reversed links,
@@ -106,6 +109,7 @@ class FixtureTask:
     model: Model
     meta: dict[str, Any]
     notes: str
+    dxf_path: Path | None = None
 
 
 def _png(path: Path, task_id: str, base: str) -> None:
@@ -116,14 +120,45 @@ def _png(path: Path, task_id: str, base: str) -> None:
     image.save(path, format="PNG", optimize=False)
 
 
+def write_dxf(path: Path, model: dict[str, Any], label: str) -> None:
+    """A small ASCII DXF drawing of a FrameCalc model (R2010, made with ezdxf)."""
+    import ezdxf
+
+    doc = ezdxf.new("R2010")
+    space = doc.modelspace()
+    points = {p["id"]: (float(p["x"]), float(p["y"])) for p in model["points"]}
+    for link in model["links"]:
+        space.add_line(points[link["a"]], points[link["b"]], dxfattribs={"layer": "MEMBERS"})
+        for end, at in (("endA", link["a"]), ("endB", link["b"])):
+            if link.get(end) == "hinge":
+                space.add_circle(points[at], 0.08, dxfattribs={"layer": "HINGES"})
+    for support in model["supports"]:
+        x, y = points[support["at"]["id"]]
+        space.add_text(support["kind"], dxfattribs={"layer": "SUPPORTS", "height": 0.2,
+                                                     "insert": (x, y - 0.4)})
+    for load in model["loads"]:
+        value = load.get("value", load.get("wStart"))
+        space.add_text(f"{load['kind']} {value}", dxfattribs={"layer": "LOADS", "height": 0.2,
+                                                              "insert": (0, -1)})
+    space.add_text(label, dxfattribs={"layer": "TITLE", "height": 0.3, "insert": (0, -2)})
+    doc.saveas(path)
+
+
+def dxf_sha(task: FixtureTask) -> str:
+    """How the fake server names a DXF request: sha256 of the DXF text (UTF-8)."""
+    assert task.dxf_path is not None
+    return hashlib.sha256(Path(task.dxf_path).read_text(encoding="utf-8").encode()).hexdigest()
+
+
 def build_dataset(root: Path, ids: list[str] | None = None, *,
-                  copies: int = 1) -> list[FixtureTask]:
+                  copies: int = 1, dxf: list[str] | None = None) -> list[FixtureTask]:
     """Write the fixture under ``root`` (the layout of data/: raw models with their
     ``problem`` block, images, and metas made by the dataset's own ground-truth writer,
     as ``tools/generate_gt.py`` does) and return its tasks.
 
     ``copies`` > 1 writes each model that many times under ids ``<id>_c<k>``, each with
-    its own image (for load tests that need many distinct tasks).
+    its own image (for load tests that need many distinct tasks). ``dxf`` lists the
+    fixture models whose tasks also get a DXF drawing.
     """
     from structeval.dataset.ground_truth import generate
 
@@ -137,13 +172,18 @@ def build_dataset(root: Path, ids: list[str] | None = None, *,
                      "split": "test", "notes": NOTES[base],
                      "image": {"file": f"{task_id}.png", "style": "cad", "seed": 0},
                      "provenance": "hand-authored"}
+            dxf_path = None
+            if dxf and base in dxf:
+                block["dxf"] = {"file": f"{task_id}.dxf"}
+                dxf_path = root / "images" / f"{task_id}.dxf"
+                write_dxf(dxf_path, GT_MODELS[base], task_id)
             raw = json.dumps({"problem": block, **GT_MODELS[base]}, indent=2) + "\n"
             (root / "raw_models" / f"{task_id}.json").write_text(raw, encoding="utf-8")
             image_path = root / "images" / f"{task_id}.png"
             _png(image_path, task_id, base)
             tasks.append(FixtureTask(task_id, CATEGORY[base], DIFFICULTY[base], "test",
                                      image_path, parse_model(GT_MODELS[base]), block,
-                                     NOTES[base]))
+                                     NOTES[base], dxf_path))
     report = generate(root)
     assert not report["errors"], report["errors"]
     return tasks

@@ -9,8 +9,11 @@ own peak resident size, not the test process's).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +83,25 @@ def run_measured(*command: str, env_key: str | None = fx.SECRET_KEY,
                 raise
         peak = int(rss.read_text()) / 1024.0 if rss.exists() else float("nan")
         return Finished(proc.returncode, out.read_text(), err.read_text(), peak)
+
+
+def kill_9_when(proc: subprocess.Popen, ready: Callable[[], bool], release: threading.Event,
+                timeout: float = 60.0) -> None:
+    """SIGKILL a ``run_eval(..., wait=False)`` process as soon as ``ready()`` holds (polled),
+    then let the requests the server holds go; fails if ``ready`` never comes."""
+    try:
+        deadline = time.monotonic() + timeout
+        while not ready():
+            assert time.monotonic() < deadline, "the run never reached the point to kill it"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+        release.set()
+    assert proc.returncode == -signal.SIGKILL
 
 
 def common(server: FakeOpenAI, data_dir: Path, out: Path, *extra: str) -> list[str]:

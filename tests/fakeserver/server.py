@@ -7,10 +7,11 @@ how those faults actually surface. Nothing here touches the network beyond
 127.0.0.1, and no key is needed (whatever key the client sends is recorded in
 memory only, so tests can check it never reaches a file).
 
-A request is attributed to a task by the sha256 of the image it carries, and to
+A request is attributed to a task by the sha256 of the image it carries — or, for
+a DXF request (``--modality dxf``: no image), of the DXF text it carries — and to
 an attempt through the previous answer it quotes (the repair loop keeps only the
 last failed exchange, so attempt k+1 quotes what this server answered at
-attempt k); scripts are keyed ``(image sha256, attempt)``.
+attempt k); scripts are keyed ``(input sha256, attempt)``.
 """
 
 from __future__ import annotations
@@ -38,15 +39,20 @@ class Answer:
     finish_reason: str = "stop"
     delay: float = 0.0
     chunks: int = 4
+    reasoning_tokens: int | None = None  # usage.completion_tokens_details.reasoning_tokens
+    model: str | None = None  # the model the reply says answered (default: the requested one)
+    system_fingerprint: str | None = None
 
 
 @dataclass(frozen=True)
 class Fail:
-    """An HTTP error status with an OpenAI-style error body."""
+    """An HTTP error status with an OpenAI-style error body (``param`` names the parameter
+    the error is about, as OpenAI's 400s do)."""
 
     status: int
     message: str = "scripted failure"
     retry_after: str | None = None
+    param: str | None = None
 
 
 @dataclass(frozen=True)
@@ -114,7 +120,7 @@ class Call:
 
     body: dict[str, Any]
     authorization: str
-    image_sha: str | None
+    image_sha: str | None  # of the input: the image, or the DXF text of a DXF request
     attempt: int
     hit: int  # 1 for the first request of this (image, attempt), 2 for its retry, ...
     at: float = field(default_factory=time.monotonic)
@@ -136,6 +142,27 @@ def image_sha(body: dict[str, Any]) -> str | None:
                 if match:
                     return hashlib.sha256(base64.b64decode(match.group(1))).hexdigest()
     return None
+
+
+_DXF_START = re.compile(r"\s*0\s*\r?\n\s*SECTION\b")
+
+
+def dxf_sha(body: dict[str, Any]) -> str | None:
+    """sha256 (UTF-8) of the first text part of a user message that is a DXF file's text."""
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if message.get("role") != "user" or not isinstance(content, list):
+            continue
+        for part in content:
+            text = part.get("text") if part.get("type") == "text" else None
+            if isinstance(text, str) and _DXF_START.match(text):
+                return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return None
+
+
+def input_sha(body: dict[str, Any]) -> str | None:
+    """What a request shows: its image's sha256, else its DXF text's."""
+    return image_sha(body) or dxf_sha(body)
 
 
 class Script:
@@ -191,7 +218,7 @@ class FakeOpenAI:
         self._server.server_close()
 
     def record(self, body: dict[str, Any], authorization: str) -> Call:
-        sha = image_sha(body)
+        sha = input_sha(body)
         quoted = [m.get("content") for m in body.get("messages", [])
                   if m.get("role") == "assistant"]
         with self._lock:
@@ -227,8 +254,10 @@ class FakeOpenAI:
                     reply = Answer(f"your credentials: {call.authorization}")
                 if isinstance(reply, Fail):
                     headers = {"Retry-After": reply.retry_after} if reply.retry_after else {}
-                    self._json(reply.status, {"error": {"message": reply.message,
-                                                        "type": "scripted"}}, headers)
+                    error = {"message": reply.message, "type": "scripted"}
+                    if reply.param:
+                        error["param"] = reply.param
+                    self._json(reply.status, {"error": error}, headers)
                     return
                 stream = bool(body.get("stream"))
                 if isinstance(reply, Raw):
@@ -285,7 +314,7 @@ class FakeOpenAI:
 
             def _stream(self, reply: Answer, body: dict[str, Any]) -> None:
                 self._start_chunked()
-                model = body.get("model", "")
+                model = reply.model or body.get("model", "")
                 for piece in _pieces(reply.text, reply.chunks):
                     self._event(_chunk_payload(model, {"content": piece}, None))
                 self._event(_chunk_payload(model, {}, reply.finish_reason))
@@ -395,16 +424,82 @@ def _pieces(text: str, count: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)] or [""]
 
 
-def _usage(reply: Answer) -> dict[str, int]:
-    return {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-            "total_tokens": reply.prompt_tokens + reply.completion_tokens}
+def _usage(reply: Answer) -> dict[str, Any]:
+    usage: dict[str, Any] = {"prompt_tokens": reply.prompt_tokens,
+                             "completion_tokens": reply.completion_tokens,
+                             "total_tokens": reply.prompt_tokens + reply.completion_tokens}
+    if reply.reasoning_tokens is not None:
+        usage["completion_tokens_details"] = {"reasoning_tokens": reply.reasoning_tokens}
+    return usage
 
 
 def _completion(reply: Answer, model: str) -> dict[str, Any]:
-    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "finish_reason": reply.finish_reason,
-                         "message": {"role": "assistant", "content": reply.text}}],
-            "usage": _usage(reply)}
+    out = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+           "model": reply.model or model,
+           "choices": [{"index": 0, "finish_reason": reply.finish_reason,
+                        "message": {"role": "assistant", "content": reply.text}}],
+           "usage": _usage(reply)}
+    if reply.system_fingerprint:
+        out["system_fingerprint"] = reply.system_fingerprint
+    return out
+
+
+class OpenAIRules:
+    """A responder that validates parameters the way OpenAI does, then asks ``inner``.
+
+    For reasoning model names (``o1``/``o3``/``o4``/``gpt-5`` families, as this test
+    server decides them independently of the harness's list): 400 for any temperature
+    but 1 and for ``max_tokens`` ("use max_completion_tokens"). For other models, 400
+    for ``reasoning_effort``. Any body field listed in ``refuse`` is refused with 400
+    naming it (``param``); ``token_limit_max`` refuses larger limits as a value error.
+    Every refusal is counted in ``refused`` (parameter → requests refused).
+    """
+
+    def __init__(self, inner: Responder, *, refuse: tuple[str, ...] = (),
+                 token_limit_max: int | None = None, reasoning: bool | None = None):
+        self.inner = inner
+        self.refuse = refuse
+        self.token_limit_max = token_limit_max
+        self.reasoning = reasoning
+        self.refused: dict[str, int] = defaultdict(int)
+        self._lock = threading.Lock()
+
+    def _is_reasoning(self, model: str) -> bool:
+        if self.reasoning is not None:
+            return self.reasoning
+        name = model.rsplit("/", 1)[-1].lower()
+        return bool(re.match(r"(o[134])(\b|-|$)", name)) or name.startswith("gpt-5")
+
+    def _no(self, param: str, message: str) -> Fail:
+        with self._lock:
+            self.refused[param] += 1
+        return Fail(400, message, param=param)
+
+    def __call__(self, call: Call) -> Reply:
+        body = call.body
+        for param in self.refuse:
+            if param in body:
+                return self._no(param, f"Unrecognized request argument supplied: {param}")
+        if self._is_reasoning(str(body.get("model", ""))):
+            if "temperature" in body and body["temperature"] != 1:
+                return self._no("temperature", f"Unsupported value: 'temperature' does not "
+                                f"support {body['temperature']} with this model. Only the "
+                                "default (1) value is supported.")
+            if "max_tokens" in body:
+                return self._no("max_tokens", "Unsupported parameter: 'max_tokens' is not "
+                                "supported with this model. Use 'max_completion_tokens' "
+                                "instead.")
+        elif "reasoning_effort" in body:
+            return self._no("reasoning_effort", "Unsupported parameter: 'reasoning_effort' is "
+                            "not supported with this model.")
+        limit = body.get("max_completion_tokens", body.get("max_tokens"))
+        if self.token_limit_max is not None and isinstance(limit, int) \
+                and limit > self.token_limit_max:
+            name = "max_completion_tokens" if "max_completion_tokens" in body else "max_tokens"
+            return self._no(name, f"{name} is too large: {limit}. This model supports at "
+                            f"most {self.token_limit_max} completion tokens, whereas you "
+                            f"provided {limit}.")
+        return self.inner(call)
 
 
 def _chunk_payload(model: str, delta: dict[str, Any] | None,

@@ -10,6 +10,7 @@ of being scored.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 from ..fe import analyze
 from ..model import Model, ModelError, StructEvalError, parse_model
 from .extract import Extraction, extract_json
+from .prompts import feedback, no_json_message
 
 #: Stages from worst to best; "no_json" is the harness's own, the rest the scorer's.
 STAGES = ("no_json", "invalid", "geometry", "supports", "releases", "loads", "perfect")
@@ -51,11 +53,12 @@ class GradingCrash(StructEvalError):
 Grader = Callable[[Model, Model, float], Grade]
 
 
-def scorer_grade(gt: Model, candidate: Model, tolerance: float) -> Grade:
-    """The staged physics-equivalence diagnosis of :mod:`structeval.scoring`."""
+def scorer_grade(gt: Model, candidate: Model, tolerance: float, lang: str = "en") -> Grade:
+    """The staged physics-equivalence diagnosis of :mod:`structeval.scoring`, its message in
+    ``lang`` (the verdict itself does not depend on the language)."""
     from ..scoring import score
 
-    verdict = score(gt, candidate, tolerance=tolerance)
+    verdict = score(gt, candidate, tolerance=tolerance, lang=lang)
     details = verdict.to_json() if hasattr(verdict, "to_json") else {}
     checks = details.get("checks", getattr(verdict, "checks", None))
     return Grade(float(verdict.ratio), str(verdict.stage), str(verdict.message or ""), checks)
@@ -71,12 +74,21 @@ def solver_summary(candidate: Model) -> dict[str, Any]:
             "max_abs_moment": solution.max_abs_moment}
 
 
+def language_grader(lang: str) -> Grader:
+    """The scorer with its messages in ``lang`` (``en`` is :func:`scorer_grade` itself)."""
+    if lang == "en":
+        return scorer_grade
+    return functools.partial(scorer_grade, lang=lang)
+
+
 def grade_answer(gt: Model, text: str, *, tolerance: float,
-                 grader: Grader = scorer_grade) -> GradedAnswer:
+                 grader: Grader = scorer_grade, lang: str = "en") -> GradedAnswer:
+    """Extract, validate, solve and grade one answer. ``lang`` is the language of the
+    harness's own messages (no JSON, not analysable); the grader speaks its own."""
     extraction = extract_json(text)
     if extraction.document is None:
-        hint = "Write the model as one JSON object inside <json></json> tags."
-        return GradedAnswer(extraction, Grade(0.0, "no_json", f"{extraction.problem}. {hint}"))
+        return GradedAnswer(extraction, Grade(0.0, "no_json",
+                                              no_json_message(extraction.reason or "none", lang)))
     try:
         candidate = parse_model(extraction.document)
     except ModelError as exc:
@@ -87,7 +99,7 @@ def grade_answer(gt: Model, text: str, *, tolerance: float,
     try:
         grade = grader(gt, candidate, tolerance)
     except StructEvalError as exc:  # e.g. a candidate too large for the kernel's limits
-        grade = Grade(0.0, "invalid", f"the model could not be analysed: {exc}")
+        grade = Grade(0.0, "invalid", feedback("analysis_failed", lang, error=exc))
     except Exception as exc:
         raise GradingCrash(f"grading failed with {type(exc).__name__}: {exc}") from exc
     if grade.stage not in STAGES:

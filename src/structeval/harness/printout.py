@@ -31,17 +31,27 @@ def format_summary(summary: dict[str, Any], *, model: str, prompt_type: str,
                "max_score": sum(r["max_score"] for r in summary["by_category"].values()),
                "accuracy": summary["weighted_accuracy"],
                "pass_at_1_accuracy": summary["pass_at_1_weighted_accuracy"]}
-    lines = [f"StructuralEval: {model}, prompt {prompt_type}: {n} task(s), {scored} scored, "
-             f"{unavailable} unavailable", ""]
+    shown = ", ".join(x for x in (summary.get("modality"), summary.get("lang")) if x)
+    lines = [f"StructuralEval: {model}, prompt {prompt_type}" + (f" ({shown})" if shown else "")
+             + f": {n} task(s), {scored} scored, {unavailable} unavailable",
+             f"Headline: pass@1 weighted accuracy {summary['pass_at_1_weighted_accuracy']:.2f}%"
+             f"   (after repair {summary['weighted_accuracy']:.2f}%)", ""]
     lines += _table("Category", summary["by_category"], overall)
     lines += ["", f"Weighted accuracy: {summary['weighted_accuracy']:.2f}%   "
                   f"Average ratio: {summary['avg_ratio']:.2f}%", ""]
     lines += _table("Difficulty", summary["by_difficulty"], None)
-    lines += ["", f"{'Stage (scored tasks)':<22}{'pass@1':>14}{'after repair':>16}"]
+    flags = summary.get("answer_flags") or {}
+    first_flags, final_flags = flags.get("pass_at_1") or {}, flags.get("after_repair") or {}
+    lines += ["", f"{'Stage (scored tasks)':<22}{'pass@1':>14}{'after repair':>16}"
+                  f"{'cut off':>10}{'empty':>8}"]
     for stage, label in _STAGE_LABELS.items():
         first, final = summary["pass_at_1_stages"][stage], summary["stages"][stage]
         lines.append(f"{label:<22}{first:>7} {_share(first, scored):>6}"
-                     f"{final:>9} {_share(final, scored):>6}")
+                     f"{final:>9} {_share(final, scored):>6}"
+                     f"{_pair(first_flags, final_flags, 'length', stage):>10}"
+                     f"{_pair(first_flags, final_flags, 'empty', stage):>8}")
+    lines.append("cut off: finish_reason=length; empty: no answer outside reasoning "
+                 "(pass@1 / after repair)")
     factors = format_factors(summary)
     if factors:
         lines += ["", factors]
@@ -53,15 +63,62 @@ def format_summary(summary: dict[str, Any], *, model: str, prompt_type: str,
               f"{summary['weighted_accuracy']:.2f}% weighted ({gain:+.2f} points), "
               f"{summary['avg_ratio']:.2f}% average ratio",
               f"Tokens: {tokens['total']} ({tokens['prompt']} prompt, "
-              f"{tokens['completion']} completion)" + (
+              f"{tokens['completion']} completion"
+              + (f", of which {tokens['reasoning']} reasoning" if tokens.get("reasoning")
+                 else "") + ")" + (
                   f"; usage unknown for {tokens['unknown']} attempt(s), not counted"
-                  if tokens.get("unknown") else ""),
-              f"Wall time: {summary['wall_s']:.1f} s",
+                  if tokens.get("unknown") else "")]
+    lines += _run_lines(summary)
+    lines += [f"Wall time: {summary['wall_s']:.1f} s",
               f"Results: {output}/results.json   Evidence: {output}/trace.jsonl"]
-    if unavailable:
-        lines.append(f"WARNING: {unavailable} task(s) unavailable (the API kept failing); they "
-                     f"count 0 above. Finish them with: --resume --output {output}")
+    cut = sum((first_flags.get("length") or {}).values())
+    if cut:
+        lines.append(f"NOTE: {cut} first answer(s) were cut off by the token limit "
+                     "(finish_reason=length); reasoning models may need a larger --max-tokens")
+    stopped = summary.get("stopped_by_max_cost") or 0
+    if stopped:
+        lines.append(f"WARNING: {stopped} task(s) not run: --max-cost was reached; they count 0 "
+                     f"above. Continue with: --resume --output {output} (and a higher "
+                     "--max-cost)")
+    if unavailable - stopped > 0:
+        lines.append(f"WARNING: {unavailable - stopped} task(s) unavailable (the API kept "
+                     f"failing); they count 0 above. Finish them with: --resume --output "
+                     f"{output}")
     return "\n".join(lines)
+
+
+def _pair(first: dict[str, Any], final: dict[str, Any], flag: str, stage: str) -> str:
+    a, b = (first.get(flag) or {}).get(stage, 0), (final.get(flag) or {}).get(stage, 0)
+    return f"{a}/{b}" if a or b else "-"
+
+
+def _run_lines(summary: dict[str, Any]) -> list[str]:
+    """Cost, cache, negotiated parameters, the API's own model names, skipped tasks."""
+    lines = []
+    cost = summary.get("cost") or {}
+    if cost.get("prices"):
+        paid = cost.get("paid_this_session_usd") or 0.0
+        per_task = cost["usd"] / summary["tasks"] if summary["tasks"] and cost.get("usd") else 0
+        lines.append(f"Cost: ${cost.get('usd') or 0:.4f} for the answers (${per_task:.4f} per "
+                     f"task), ${paid:.4f} paid in this session"
+                     + (f"; usage unknown for {cost['unknown']} attempt(s)"
+                        if cost.get("unknown") else "")
+                     + (f"; --max-cost ${cost['max_cost']:g}" if cost.get("max_cost") else ""))
+    cache = summary.get("cache")
+    if cache:
+        lines.append(f"Response cache: {cache['hits']} answer(s) reused, {cache['stored']} "
+                     f"stored ({cache['dir']})")
+    for parameter, what in (summary.get("negotiated") or {}).items():
+        lines.append(f"Negotiated: {parameter} {what}")
+    api = summary.get("api") or {}
+    if api.get("models"):
+        lines.append("Answered by: " + ", ".join(api["models"])
+                     + (f" (system fingerprints: {', '.join(api['system_fingerprints'])})"
+                        if api.get("system_fingerprints") else ""))
+    skipped = (summary.get("skipped") or {}).get("no_dxf") or 0
+    if skipped:
+        lines.append(f"Skipped: {skipped} selected task(s) without a DXF file (--modality dxf)")
+    return lines
 
 
 def _ci(interval: dict[str, Any]) -> str:

@@ -10,7 +10,11 @@ shape we accept is small and explicit:
   ``[{"type": "text", "text": ...}]``); a ``refusal`` string stands in for
   missing content;
 * ``usage`` counts are non-negative integers below :data:`MAX_TOKENS`, else
-  the usage is *unknown* — recorded as such and left out of token sums.
+  the usage is *unknown* — recorded as such and left out of token sums; the
+  reasoning tokens of ``usage.completion_tokens_details.reasoning_tokens`` are
+  validated the same way (reasoning models count them in the completion);
+* the ``model`` the API says answered and its ``system_fingerprint`` are kept
+  when they are short strings (provenance), and ignored otherwise.
 
 Anything else (a number or object as content, a null or missing message, a
 non-object choice, an ``error`` object in a 200) is a :class:`MalformedReply`:
@@ -50,12 +54,14 @@ class MalformedReply(Exception):
 
 @dataclass(frozen=True)
 class Usage:
-    """Token counts as reported; ``state`` is reported | missing | invalid."""
+    """Token counts as reported; ``state`` is reported | missing | invalid. ``reasoning`` is
+    the part of ``completion`` spent on hidden reasoning (None: not reported)."""
 
     prompt: int = 0
     completion: int = 0
     total: int = 0
     state: str = "missing"
+    reasoning: int | None = None
 
     @property
     def known(self) -> bool:
@@ -79,8 +85,27 @@ def parse_usage(raw: Any) -> Usage:
     total = _count(raw.get("total_tokens")) if "total_tokens" in raw else None
     if prompt is None or completion is None or ("total_tokens" in raw and total is None):
         return Usage(state="invalid")
+    details = raw.get("completion_tokens_details")
+    reasoning = None
+    if details is not None:
+        if not isinstance(details, dict):
+            return Usage(state="invalid")
+        if details.get("reasoning_tokens") is not None:
+            reasoning = _count(details["reasoning_tokens"])
+            if reasoning is None or reasoning > completion:
+                return Usage(state="invalid")
     return Usage(prompt, completion, total if total is not None else prompt + completion,
-                 "reported")
+                 "reported", reasoning)
+
+
+MAX_LABEL_CHARS = 200  # a model name or fingerprint longer than this is not believed
+
+
+def label(value: Any) -> str | None:
+    """A short printable string (the reply's ``model``, ``system_fingerprint``), else None."""
+    if isinstance(value, str) and 0 < len(value) <= MAX_LABEL_CHARS and value.isprintable():
+        return value
+    return None
 
 
 class AnswerText:
@@ -125,6 +150,8 @@ class ParsedReply:
     finish_reason: str | None
     usage: Usage
     truncation: dict[str, Any] | None = None  # AnswerText.note() of a capped answer
+    model: str | None = None  # the model the API says answered (e.g. a dated snapshot)
+    system_fingerprint: str | None = None
 
 
 def content_text(content: Any, where: str) -> str | None:
@@ -205,7 +232,8 @@ def parse_completion(payload: Any, *, max_chars: int = MAX_ANSWER_CHARS,
     answer.add(text)
     answer.dropped_unknown = cut
     finish = _finish(choice.get("finish_reason"), "reply.choices[0].finish_reason")
-    return ParsedReply(answer.text(), finish, parse_usage(payload.get("usage")), answer.note())
+    return ParsedReply(answer.text(), finish, parse_usage(payload.get("usage")), answer.note(),
+                       label(payload.get("model")), label(payload.get("system_fingerprint")))
 
 
 class StreamAssembler:
@@ -216,13 +244,19 @@ class StreamAssembler:
         self.finish: str | None = None
         self.usage_raw: Any = None
         self.events = 0
+        self.model: str | None = None
+        self.system_fingerprint: str | None = None
 
     def feed(self, event: Any) -> None:
         self.events += 1
         where = f"stream event {self.events}"
         choice = _first_choice(event, where)
-        if isinstance(event, dict) and event.get("usage") is not None:
-            self.usage_raw = event["usage"]
+        if isinstance(event, dict):
+            if event.get("usage") is not None:
+                self.usage_raw = event["usage"]
+            self.model = self.model or label(event.get("model"))
+            self.system_fingerprint = self.system_fingerprint or label(
+                event.get("system_fingerprint"))
         if choice is None:
             return
         delta = choice.get("delta")
@@ -246,7 +280,7 @@ class StreamAssembler:
 
     def result(self) -> ParsedReply:
         return ParsedReply(self.answer.text(), self.finish, parse_usage(self.usage_raw),
-                           self.answer.note())
+                           self.answer.note(), self.model, self.system_fingerprint)
 
 
 # ---------------------------------------------------------------- bounded byte readers

@@ -7,7 +7,11 @@ Metric definitions (the README repeats them):
   dropping it would flatter a run whose endpoint failed on hard tasks);
 * average ratio and pass@1 (first attempt only) are computed the same way;
 * diagnostics — the stage distribution, per-stage counts — cover *scored* tasks
-  only, since an unavailable task has no stage.
+  only, since an unavailable task has no stage;
+* the headline is pass@1 weighted accuracy (the first answer's credit): a repair
+  round after a located fault can turn a binary misreading (a couple's sense, a
+  roller's direction) into a coin flip the feedback settles, so after-repair
+  accuracy is reported beside it, never instead of it.
 
 Sums run over tasks in dataset order, never completion order, so the same
 answers give the same bytes whatever the concurrency.
@@ -42,19 +46,25 @@ def _count(value: Any, name: str) -> int:
 @dataclass(frozen=True)
 class Tokens:
     """Token counts summed over attempts whose usage was known; ``unknown`` counts the
-    attempts whose usage was missing or not believable (left out of the sums)."""
+    attempts whose usage was missing or not believable (left out of the sums).
+    ``reasoning`` is the part of ``completion`` that reasoning models report as spent on
+    hidden reasoning (summed where reported)."""
 
     prompt: int = 0
     completion: int = 0
     total: int = 0
     unknown: int = 0
+    reasoning: int = 0
 
     def __add__(self, other: Tokens) -> Tokens:
         return Tokens(self.prompt + other.prompt, self.completion + other.completion,
-                      self.total + other.total, self.unknown + other.unknown)
+                      self.total + other.total, self.unknown + other.unknown,
+                      self.reasoning + other.reasoning)
 
     def to_json(self) -> dict[str, int]:
         out = {"prompt": self.prompt, "completion": self.completion, "total": self.total}
+        if self.reasoning:
+            out["reasoning"] = self.reasoning
         if self.unknown:
             out["unknown"] = self.unknown
         return out
@@ -64,7 +74,75 @@ class Tokens:
         """Counts from a trace record; ValueError for anything but small non-negative ints."""
         data = data if isinstance(data, dict) else {}
         return cls(*(_count(data.get(k), k) for k in ("prompt", "completion", "total",
-                                                        "unknown")))
+                                                        "unknown", "reasoning")))
+
+
+#: how an answer ended, counted per stage: cut off by the token limit, or nothing said
+ANSWER_FLAGS = ("length", "empty")
+
+
+@dataclass(frozen=True)
+class Costs:
+    """Dollars of a task's attempts at the run's prices: ``usd`` what its answers cost
+    when they were made (None: no prices), ``paid`` what was sent in this run's sessions
+    (cached replies are free), ``unknown`` attempts whose usage was unknown."""
+
+    usd: float | None = None
+    paid: float = 0.0
+    unknown: int = 0
+
+    def __add__(self, other: Costs) -> Costs:
+        usd = None if self.usd is None and other.usd is None else \
+            (self.usd or 0.0) + (other.usd or 0.0)
+        return Costs(usd, self.paid + other.paid, self.unknown + other.unknown)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"usd": _usd(self.usd), "paid_usd": _usd(self.paid), "unknown": self.unknown}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Costs:
+        if not isinstance(data, dict):
+            return cls()
+        usd, paid = data.get("usd"), data.get("paid_usd", 0.0)
+        return cls(None if usd is None else _money(usd), _money(paid or 0.0),
+                   _count(data.get("unknown"), "unknown"))
+
+
+def _money(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0.0 <= value < 1e9:  # NaN fails too
+        raise ValueError(f"cost {value!r} is not an amount in USD")
+    return float(value)
+
+
+def _usd(value: float | None) -> float | None:
+    return None if value is None else round(value, 8)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the API said about itself over a task's attempts (provenance), and how the
+    attempts were answered: ``requests`` sent, ``cached`` served by the response cache."""
+
+    models: tuple[str, ...] = ()
+    fingerprints: tuple[str, ...] = ()
+    requests: int = 0
+    cached: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"api_models": list(self.models), "system_fingerprints": list(self.fingerprints),
+                "requests": self.requests, "cached": self.cached}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Seen:
+        if not isinstance(data, dict):
+            return cls()
+        def labels(key: str) -> tuple[str, ...]:
+            found = data.get(key)
+            return tuple(sorted({v for v in found if isinstance(v, str)}))[:50] \
+                if isinstance(found, list) else ()
+        return cls(labels("api_models"), labels("system_fingerprints"),
+                   _count(data.get("requests"), "requests"), _count(data.get("cached"), "cached"))
 
 
 @dataclass(frozen=True)
@@ -85,6 +163,11 @@ class TaskResult:
     reason: str | None = None  # why unavailable
     structure: str = ""  # the structure the task shows (tasks of one structure share the GT)
     presentation: dict[str, str] = field(default_factory=dict)  # factor → value
+    first_flags: tuple[str, ...] = ()  # ANSWER_FLAGS of the first attempt
+    best_flags: tuple[str, ...] = ()  # ANSWER_FLAGS of the best attempt
+    costs: Costs = field(default_factory=Costs)
+    seen: Seen = field(default_factory=Seen)
+    stopped: bool = False  # not run: --max-cost was reached first (never written to the trace)
 
     @property
     def score(self) -> float:
@@ -100,13 +183,16 @@ class TaskResult:
     def results_entry(self) -> dict[str, Any]:
         """The task's line in results.json."""
         return {"id": self.id, **self._common(), "tokens": self.tokens.total,
-                "reason": self.reason}
+                "reason": self.reason, "first_attempt_flags": list(self.first_flags),
+                "flags": list(self.best_flags), "cost_usd": _usd(self.costs.usd)}
 
     def trace_record(self) -> dict[str, Any]:
         """The ``task`` record of trace.jsonl (type/session/elapsed are added by the writer)."""
         return {"task_id": self.id, **self._common(), "best_attempt": self.best_attempt,
                 "tokens": self.tokens.to_json(), "fingerprint": self.fingerprint,
-                "reason": self.reason}
+                "reason": self.reason, "first_attempt_flags": list(self.first_flags),
+                "flags": list(self.best_flags), "cost": self.costs.to_json(),
+                "seen": self.seen.to_json()}
 
     @classmethod
     def from_trace_record(cls, rec: dict[str, Any]) -> TaskResult:
@@ -138,7 +224,10 @@ class TaskResult:
                    best_attempt=best, fingerprint=str(rec.get("fingerprint", "")),
                    reason=rec.get("reason") if isinstance(rec.get("reason"), str) else None,
                    structure=str(rec.get("structure") or rec["task_id"]),
-                   presentation=_factors(rec.get("presentation")))
+                   presentation=_factors(rec.get("presentation")),
+                   first_flags=_flags(rec.get("first_attempt_flags")),
+                   best_flags=_flags(rec.get("flags")), costs=Costs.from_json(rec.get("cost")),
+                   seen=Seen.from_json(rec.get("seen")))
 
 
 def _ratio(value: Any, name: str) -> float:
@@ -156,6 +245,14 @@ def _stage(value: Any) -> str | None:
     if value is not None and value not in STAGES:
         raise ValueError(f"stage {value!r}")
     return value
+
+
+def _flags(data: Any) -> tuple[str, ...]:
+    if data is None:
+        return ()
+    if not isinstance(data, list) or any(flag not in ANSWER_FLAGS for flag in data):
+        raise ValueError(f"answer flags {data!r}")
+    return tuple(flag for flag in ANSWER_FLAGS if flag in data)
 
 
 def _factors(data: Any) -> dict[str, str]:
@@ -189,17 +286,26 @@ def summarize(results: list[TaskResult], *, wall_s: float,
     ``structeval.statistics.factors``."""
     scored = [r for r in results if r.status == SCORED]
     overall = group_row(results)
-    tokens = Tokens()
+    tokens, costs = Tokens(), Costs()
     for r in results:
         tokens = tokens + r.tokens
+        costs = costs + r.costs
     return {
+        "headline": headline(overall["pass_at_1_accuracy"], overall["accuracy"]),
         "weighted_accuracy": overall["accuracy"],
         "avg_ratio": overall["avg_ratio"],
         "pass_at_1_weighted_accuracy": overall["pass_at_1_accuracy"],
         "pass_at_1_avg_ratio": _pct(sum(first_ratio(r) for r in results), len(results)),
         "stages": stage_counts(r.stage for r in scored),
         "pass_at_1_stages": stage_counts(r.first_attempt_stage for r in scored),
+        "answer_flags": answer_flags(scored),
         "tokens": tokens.to_json(),
+        "cost": {**costs.to_json(), "tasks_priced": sum(r.costs.usd is not None
+                                                       for r in results)},
+        "api": {"models": sorted({m for r in results for m in r.seen.models}),
+                "system_fingerprints": sorted({f for r in results for f in r.seen.fingerprints}),
+                "requests": sum(r.seen.requests for r in results),
+                "cached": sum(r.seen.cached for r in results)},
         "wall_s": round(wall_s, 3),
         "tasks": len(results),
         "scored": len(scored),
@@ -208,6 +314,27 @@ def summarize(results: list[TaskResult], *, wall_s: float,
         "by_difficulty": _grouped(results, lambda r: r.difficulty),
         **factor_summary(results, modality),
     }
+
+
+HEADLINE = "pass_at_1_weighted_accuracy"
+
+
+def headline(pass_at_1: float, after_repair: float) -> dict[str, Any]:
+    """The number a run is quoted by (pass@1 weighted accuracy) with after-repair beside it."""
+    return {"metric": HEADLINE, "label": "pass@1 weighted accuracy", "value": pass_at_1,
+            "after_repair": after_repair}
+
+
+def answer_flags(scored: Iterable[TaskResult]) -> dict[str, dict[str, dict[str, int]]]:
+    """Per stage, how many answers were cut off by the token limit (``length``) or empty:
+    of the first attempts (``pass_at_1``, by first-attempt stage) and of the best attempts
+    (``after_repair``, by final stage)."""
+    done = list(scored)
+    return {"pass_at_1": {flag: stage_counts(r.first_attempt_stage for r in done
+                                             if flag in r.first_flags)
+                          for flag in ANSWER_FLAGS},
+            "after_repair": {flag: stage_counts(r.stage for r in done if flag in r.best_flags)
+                             for flag in ANSWER_FLAGS}}
 
 
 def running_accuracy(results: Iterable[TaskResult]) -> float:

@@ -5,13 +5,21 @@ earlier session may only be reused when every *grading* setting is identical,
 while transport knobs (concurrency, timeout, backoff, streaming) may change
 between sessions without changing what a finished task means. The API key is
 deliberately not a field of either: nothing that gets serialized can hold it.
+
+Grading settings are what the user *asked* for. What the endpoint accepted — a
+temperature left out for a reasoning model, the limit sent as
+``max_completion_tokens`` — is a transport adaptation recorded apart
+(``run.json`` → ``negotiated``, :mod:`.negotiation`), so a negotiated omission
+never makes a resumed session look like another run. Fields added after a run
+was written compare as their default (a run.json from before ``--lang`` is an
+English run).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -28,15 +36,23 @@ class GradingSettings:
     max_tokens: int = 8192
     max_retries: int = 3  # repair rounds after the first attempt
     tolerance: float = 0.02
+    lang: str = "en"  # prompt, feedback and diagnosis language (--lang)
+    modality: str = "image"  # what the model is shown: image | dxf (--modality)
+    reasoning_effort: str | None = None  # sent only when given
+    extra_body: dict[str, Any] = field(default_factory=dict)  # merged into every request
+    image_detail: str | None = None  # OpenAI image ``detail``, sent only when given
+    max_image_side: int | None = None  # downscale images whose longer side is larger
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     def differences(self, stored: dict[str, Any]) -> list[str]:
-        """Human-readable mismatches against the settings an earlier session stored."""
+        """Human-readable mismatches against the settings an earlier session stored (a field
+        the stored run does not have counts as its default)."""
         out = []
         for f in fields(self):
-            mine, theirs = getattr(self, f.name), stored.get(f.name)
+            default = f.default_factory() if f.default_factory is not MISSING else f.default
+            mine, theirs = getattr(self, f.name), stored.get(f.name, default)
             if mine != theirs:
                 out.append(f"{f.name}: this run {mine!r}, stored run {theirs!r}")
         return out

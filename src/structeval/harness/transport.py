@@ -16,14 +16,21 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 import openai
 
-from ..model.errors import StructEvalError
 from .http_client import deadline_client, http_library, request_deadline, time_left
+from .negotiation import (
+    NegotiationStopped,
+    Negotiator,
+    ParameterRejected,
+    Plan,
+    Rejection,
+    RequestOptions,
+)
 from .response import (
     MAX_ANSWER_CHARS,
     MalformedReply,
@@ -36,22 +43,9 @@ from .response import (
     read_body,
     sse_events,
 )
+from .service_errors import Incident, RequestRejected, ServiceFatal, ServiceUnavailable
 from .settings import RetryPolicy, WaitBudget
 from .trace import Redactor, redact_then_cut
-
-
-@dataclass(frozen=True)
-class Incident:
-    """One failed request that was (or could not be) retried."""
-
-    kind: str  # timeout | connection | rate_limit | server | truncated | malformed | rejected
-    status: int | None
-    message: str
-    wait_s: float | None = None  # the delay before the next try; None if none followed
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "status": self.status, "message": self.message,
-                "wait_s": None if self.wait_s is None else round(self.wait_s, 3)}
 
 
 @dataclass(frozen=True)
@@ -66,28 +60,24 @@ class ChatReply:
     incidents: tuple[Incident, ...] = ()
     usage: str = "reported"  # reported | missing | invalid
     truncation: dict[str, Any] | None = None  # the answer was longer than the cap
+    reasoning_tokens: int | None = None  # part of completion_tokens; None: not reported
+    response_model: str | None = None  # the model the API says answered
+    system_fingerprint: str | None = None
+    sent: dict[str, Any] = field(default_factory=dict)  # generation parameters as sent
+    image_detail: str | None = None  # the image ``detail`` sent, if any
+    from_cache: bool = False  # served by the response cache: nothing was sent
 
     @property
     def usage_known(self) -> bool:
         return self.usage == "reported"
 
 
-class ServiceUnavailable(StructEvalError):
-    """The endpoint kept failing (or refused this request): the task cannot be graded now."""
+class _Rejected(Exception):
+    """A 400/422 (or another status that no retry can help), with what it said."""
 
-    def __init__(self, incidents: list[Incident]):
-        self.incidents = tuple(incidents)
-        last = incidents[-1] if incidents else None
-        super().__init__(f"service unavailable after {len(incidents)} failed request(s)"
-                         + (f"; last: {last.kind} {last.message}" if last else ""))
-
-
-class RequestRejected(ServiceUnavailable):
-    """The API refused this particular request (e.g. HTTP 400): retrying cannot help."""
-
-
-class ServiceFatal(StructEvalError):
-    """Credentials, permissions or the model name are wrong: no task can succeed."""
+    def __init__(self, rejection: Rejection):
+        super().__init__(rejection.message)
+        self.rejection = rejection
 
 
 _FATAL_STATUS = {401, 403, 404}
@@ -184,7 +174,8 @@ def token_limit_parameter(api_base: str | None) -> str:
 class ChatTransport:
     """One shared client (thread-safe) plus the retry loop around each request.
 
-    Request building (:meth:`request_arguments`) and response parsing
+    Request building (:meth:`request_arguments`, through the run's parameter
+    :class:`~.negotiation.Negotiator`) and response parsing
     (:mod:`structeval.harness.response`) are separate: whatever a server sends goes
     through the one validated shape there, streamed or not.
     """
@@ -192,13 +183,17 @@ class ChatTransport:
     def __init__(self, *, api_key: str, api_base: str | None, timeout: float, stream: bool,
                  policy: RetryPolicy, sleep: Callable[[float], None] = time.sleep,
                  rng: random.Random | None = None, redact: Redactor | None = None,
-                 max_answer_chars: int = MAX_ANSWER_CHARS):
+                 max_answer_chars: int = MAX_ANSWER_CHARS, model: str | None = None,
+                 options: RequestOptions | None = None, negotiator: Negotiator | None = None):
         http_client, self.deadline_enforced = deadline_client(timeout)
         self.client = openai.OpenAI(api_key=api_key, base_url=api_base or None,
                                     max_retries=0, timeout=timeout, http_client=http_client)
         self.timeout = timeout
         self.stream = stream
         self.token_parameter = token_limit_parameter(api_base)
+        self.negotiator = negotiator or Negotiator(
+            api_base_token_parameter=self.token_parameter, model=model, options=options,
+            stream=stream)
         self.policy = policy
         self.sleep = sleep
         self.rng = rng or random.Random()
@@ -209,16 +204,22 @@ class ChatTransport:
     def complete(self, *, model: str, messages: list[dict[str, Any]], temperature: float,
                  max_tokens: int, budget: WaitBudget | None = None) -> ChatReply:
         """The model's reply, or ServiceUnavailable / ServiceFatal. ``budget`` bounds the
-        backoff waits of the whole task this call belongs to."""
+        backoff waits of the whole task this call belongs to. A 400 naming a parameter is
+        handled by the negotiator (adapt once, retry; not counted as a try)."""
         incidents: list[Incident] = []
-        for attempt in range(1, self.policy.tries + 1):
+        tries = 0
+        while tries < self.policy.tries:
+            plan, probe = self.negotiator.acquire()
+            tries += 1
             try:
-                reply = self._request(model, messages, temperature, max_tokens)
+                reply = self._request(model, messages, temperature, max_tokens, plan, probe)
             except _Retryable as fault:
-                if attempt == self.policy.tries:
+                if probe:
+                    self.negotiator.release()
+                if tries == self.policy.tries:
                     incidents.append(fault.incident)
                     break
-                wait = self.policy.delay(attempt, fault.retry_after, self.rng)
+                wait = self.policy.delay(tries, fault.retry_after, self.rng)
                 if budget is not None and not budget.allow(wait):
                     incidents.append(replace(fault.incident, message=(
                         f"{fault.incident.message}; not retried: waiting {wait:.3g} s more would "
@@ -229,30 +230,58 @@ class ChatTransport:
                 incidents.append(replace(fault.incident, wait_s=wait))
                 self.sleep(wait)
                 continue
-            except RequestRejected as rejected:
-                raise RequestRejected(incidents + list(rejected.incidents)) from None
+            except _Rejected as refused:
+                rejection = refused.rejection
+                incident = Incident("rejected", rejection.status, rejection.message)
+                try:
+                    retry = rejection.status in (400, 422) and \
+                        self.negotiator.adapt(plan, rejection)
+                except ParameterRejected as exc:
+                    self.negotiator.failed(exc)
+                    raise
+                if probe:
+                    self.negotiator.release()
+                if retry:
+                    incidents.append(replace(incident, kind="adapted"))
+                    tries -= 1  # the endpoint answered; only our parameters were wrong
+                    continue
+                raise RequestRejected([*incidents, incident]) from None
+            except ServiceFatal as exc:
+                self.negotiator.failed(exc)
+                raise
+            except BaseException:
+                if probe:
+                    self.negotiator.release()
+                raise
             return replace(reply, incidents=tuple(incidents))
         raise ServiceUnavailable(incidents)
 
     def request_arguments(self, model: str, messages: list[dict[str, Any]],
-                          temperature: float, max_tokens: int) -> dict[str, Any]:
-        """The chat-completions parameters of one request."""
-        kwargs: dict[str, Any] = {"model": model, "messages": messages,
-                                  "temperature": temperature, self.token_parameter: max_tokens}
+                          temperature: float, max_tokens: int,
+                          plan: Plan | None = None) -> dict[str, Any]:
+        """The chat-completions parameters of one request: model and messages, every
+        generation parameter the plan sends (as the body's top-level fields), streaming."""
+        plan = plan or self.negotiator.plan()
+        kwargs: dict[str, Any] = {"model": model, "messages": plan.with_detail(messages),
+                                  "extra_body": plan.arguments(temperature, max_tokens)}
         if self.stream:
-            kwargs.update(stream=True, stream_options={"include_usage": True})
+            kwargs["stream"] = True
+            if plan.stream_options():
+                kwargs["stream_options"] = {"include_usage": True}
         return kwargs
 
     def _short(self, text: object) -> str:
         return redact_then_cut(text, self.redact)
 
     def _request(self, model: str, messages: list[dict[str, Any]], temperature: float,
-                 max_tokens: int) -> ChatReply:
-        kwargs = self.request_arguments(model, messages, temperature, max_tokens)
+                 max_tokens: int, plan: Plan, probe: bool) -> ChatReply:
+        kwargs = self.request_arguments(model, messages, temperature, max_tokens, plan)
         started = time.monotonic()
         try:
             with request_deadline(self.timeout), \
                     self.client.chat.completions.with_streaming_response.create(**kwargs) as raw:
+                if probe:
+                    self.negotiator.accepted()  # the status was < 400: the plan works
                 chunks = self._chunks(raw.http_response)
                 parsed = self._read_stream(chunks) if self.stream else self._read_body(chunks)
         except openai.APITimeoutError as exc:
@@ -275,7 +304,10 @@ class ChatTransport:
         usage = parsed.usage
         return ChatReply(parsed.text, parsed.finish_reason, usage.prompt, usage.completion,
                          usage.total, usage.known, time.monotonic() - started,
-                         usage=usage.state, truncation=parsed.truncation)
+                         usage=usage.state, truncation=parsed.truncation,
+                         reasoning_tokens=usage.reasoning, response_model=parsed.model,
+                         system_fingerprint=parsed.system_fingerprint,
+                         sent=kwargs["extra_body"], image_detail=plan.image_detail)
 
     def _timeout_text(self, exc: BaseException) -> str:
         return self._short(f"no complete reply within --timeout {self.timeout:g} s ({exc})")
@@ -325,8 +357,14 @@ class ChatTransport:
             kind = "rate_limit" if status == 429 else "server"
             retry_after = parse_retry_after(getattr(exc.response, "headers", None))
             return _Retryable(Incident(kind, status, message), retry_after)
-        return RequestRejected([Incident("rejected", status, message)])
+        body = exc.body
+        parameter = body.get("param") if isinstance(body, dict) else None
+        said = body.get("message") if isinstance(body, dict) else None
+        text = self._short(said) if isinstance(said, str) and said else message
+        return _Rejected(Rejection(status, text, parameter if isinstance(parameter, str)
+                                   else None, body))
 
 
-__all__ = ["ChatReply", "ChatTransport", "Incident", "RequestRejected", "ServiceFatal",
-           "ServiceUnavailable", "Usage", "parse_retry_after", "token_limit_parameter"]
+__all__ = ["ChatReply", "ChatTransport", "Incident", "NegotiationStopped", "RequestRejected",
+           "ServiceFatal", "ServiceUnavailable", "Usage", "parse_retry_after",
+           "token_limit_parameter"]

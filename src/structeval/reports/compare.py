@@ -89,12 +89,15 @@ class Modalities:
         return Interval(-d.estimate + 0.0, -d.high + 0.0, -d.low + 0.0, d.level, d.resamples,
                         d.seed, d.n)
 
-    def to_json(self, overall: GroupComparison) -> dict[str, Any]:
+    def to_json(self, overall: GroupComparison,
+                groups: dict[str, list[GroupComparison]] | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"a": self.a, "b": self.b, "differ": self.differ}
         if self.gap_sign:
             out["perception_gap"] = {"label": PERCEPTION_GAP,
                                      "equals": "A - B" if self.gap_sign > 0 else "B - A",
                                      "overall": self.gap(overall).to_json()}
+            for key, rows in (groups or {}).items():
+                out["perception_gap"][key] = {g.name: self.gap(g).to_json() for g in rows}
         return out
 
 
@@ -115,7 +118,8 @@ class Comparison:
                      "runs": len(self.a.runs), "modality": self.modalities.a},
                "b": {"path": str(self.b.results_path), "model": self.b.label,
                      "runs": len(self.b.runs), "modality": self.modalities.b},
-               "modality": self.modalities.to_json(self.overall),
+               "modality": self.modalities.to_json(self.overall, {
+                   "by_category": self.by_category, "by_difficulty": self.by_difficulty}),
                "overall": self.overall.to_json(),
                "by_category": [g.to_json() for g in self.by_category],
                "by_difficulty": [g.to_json() for g in self.by_difficulty],
@@ -251,7 +255,12 @@ def _modality_lines(c: Comparison) -> list[str]:
             "(task fingerprints not compared: the inputs differ by design)",
             f"Perception gap ({PERCEPTION_GAP}), overall: {gap.estimate:+.2f} points "
             f"(95% CI {gap.low:+.2f} to {gap.high:+.2f}; Wilcoxon p "
-            f"{_p(c.overall.wilcoxon.p_value)})"]
+            f"{_p(c.overall.wilcoxon.p_value)})",
+            "Perception gap by category: " + ", ".join(
+                f"{g.name} {m.gap(g).estimate:+.2f}" for g in c.by_category)
+            + "; by difficulty: " + ", ".join(
+                f"{g.name.removeprefix('difficulty ')} {m.gap(g).estimate:+.2f}"
+                for g in c.by_difficulty)]
 
 
 def format_comparison(c: Comparison) -> str:

@@ -26,32 +26,45 @@ from .compare import StageResult, compare_stage
 from .experiments import STAGES, Experiment
 from .locate import geometry_problems, load_problems, release_problems, support_problems
 from .stations import build_stations
-from .verdict import STAGE_LABEL, Verdict
+from .verdict import Verdict
+from .wording import (
+    DEFAULT_LANGUAGE,
+    Listed,
+    Phrase,
+    check_language,
+    join,
+    phrase,
+    render,
+)
 
 DEFAULT_TOLERANCE = 0.02
 
 
-def score(gt: Model, candidate: Any, *, tolerance: float = DEFAULT_TOLERANCE) -> Verdict:
+def score(gt: Model, candidate: Any, *, tolerance: float = DEFAULT_TOLERANCE,
+          lang: str = DEFAULT_LANGUAGE) -> Verdict:
     """Verdict for ``candidate`` (Model, dict or JSON text) against the ground truth ``gt``.
 
+    ``lang`` (``en`` | ``zh``) is the language of the verdict's message only: the
+    stage, the credit and the checks do not depend on it (:mod:`.wording`).
     Raises only for a broken ground truth (a mechanism or an invalid model there is
     the benchmark's fault, not the candidate's).
     """
     if not tolerance > 0:
         raise ValueError("tolerance must be > 0")
+    check_language(lang)
     # Hostile numbers (1e154 coordinates, say) overflow to inf in comparisons; that is
     # a clear mismatch, not a warning worth showing a user.
     with np.errstate(all="ignore"):
-        return _score(gt, candidate, tolerance)
+        return _score(gt, candidate, tolerance, lang)
 
 
-def _score(gt: Model, candidate: Any, tolerance: float) -> Verdict:
+def _score(gt: Model, candidate: Any, tolerance: float, lang: str) -> Verdict:
     if not isinstance(candidate, Model):
         try:
             candidate = parse_model(candidate)
         except ModelError as exc:
-            return Verdict.at("invalid", "Your JSON is not a valid FrameCalc model: "
-                              + "; ".join(str(i) for i in exc.issues[:12]),
+            issues = join((str(i) for i in exc.issues[:12]), lang, "notes")
+            return Verdict.at("invalid", render(phrase("message.invalid", issues=issues), lang),
                               {"validation": [str(i) for i in exc.issues]})
     al = align(gt, candidate)
     gt_c, cand_c = harmonize_supports(gt, candidate, al)
@@ -63,7 +76,8 @@ def _score(gt: Model, candidate: Any, tolerance: float) -> Verdict:
         "tolerance": tolerance, "stages": {}}
     if al.missing_links or al.extra_links:
         checks["stages"]["geometry"] = {"passed": False, "reason": "members do not match"}
-        return Verdict.at("geometry", _message("geometry", geometry_problems(gt_c, cand_c, al)),
+        return Verdict.at("geometry", _message("geometry", geometry_problems(gt_c, cand_c, al,
+                                                                              lang=lang), lang),
                           checks)
     exp = Experiment(gt_c, cand_c, al, build_stations(gt_c, cand_c, al))
     size = float(al.gt.length.max())
@@ -80,7 +94,7 @@ def _score(gt: Model, candidate: Any, tolerance: float) -> Verdict:
             if name == "loads" and result.passed:
                 # A small load scaled or moved may hide under the tolerance of the
                 # responses; the applied actions themselves are compared place by place.
-                misplaced.extend(load_problems(gt_c, cand_c, al, tolerance))
+                misplaced.extend(load_problems(gt_c, cand_c, al, tolerance, lang=lang))
                 summary["load_resultants_match"] = not misplaced
                 if misplaced:
                     result = replace(result, passed=False)
@@ -89,56 +103,52 @@ def _score(gt: Model, candidate: Any, tolerance: float) -> Verdict:
         return results[name]
 
     if stage("releases").passed and stage("loads").passed:
-        return Verdict.at("perfect", "Correct: reactions and bending moments match the drawing.",
-                          checks)
+        return Verdict.at("perfect", render(phrase("message.perfect"), lang), checks)
     for name in STAGES:
         if not stage(name).passed:
-            return Verdict.at(name, _message(name, _where(name, gt_c, cand_c, al, tolerance,
-                                                          results[name], misplaced)), checks)
+            notes = _where(name, gt_c, cand_c, al, tolerance, results[name], misplaced, lang)
+            return Verdict.at(name, _message(name, notes, lang), checks)
     raise AssertionError("unreachable: a stage failed above")  # pragma: no cover
 
 
 def _where(name: str, gt: Model, cand: Model, al: Any, tol: float,
-           result: StageResult, misplaced: list[str]) -> list[str]:
+           result: StageResult, misplaced: list[str], lang: str) -> list[str]:
     notes: list[str] = []
     if result.mechanism:
-        what = {"geometry": "parts of your structure are not connected to the rest",
-                "supports": "with your supports the structure is a mechanism",
-                "releases": "with your hinges the structure is a mechanism",
-                "loads": "your loads cannot be carried"}[name]
-        notes.append(f"{what} ({result.mechanism})")
+        notes.append(render(phrase("mechanism.detail", what=phrase(f"mechanism.{name}"),
+                                   detail=str(result.mechanism)), lang))
     if name == "geometry":
-        notes += geometry_problems(gt, cand, al)
+        notes += geometry_problems(gt, cand, al, lang=lang)
     elif name == "supports":
-        notes += support_problems(gt, cand, al)
+        notes += support_problems(gt, cand, al, lang=lang)
     elif name == "releases":
-        notes += release_problems(gt, cand, al)
+        notes += release_problems(gt, cand, al, lang=lang)
     else:
-        notes += misplaced or load_problems(gt, cand, al, tol)
+        notes += misplaced or load_problems(gt, cand, al, tol, lang=lang)
     if not notes:
-        notes.append(_fallback(name, cand, result))
+        notes.append(render(_fallback(name, cand, result), lang))
     return notes
 
 
-def _fallback(name: str, cand: Model, result: StageResult) -> str:
+def _fallback(name: str, cand: Model, result: StageResult) -> Phrase:
     links = sorted({cand.links[m.cand_link].id for m in result.mismatches if m.cand_link >= 0})
     supports = sorted({cand.supports[m.cand_support].id for m in result.mismatches
                        if m.cand_support >= 0})
-    where = []
+    where: list[Phrase] = []
     if links:
-        where.append("your links " + ", ".join(links[:8]))
+        where.append(phrase("place.links", ids=Listed(tuple(links[:8]))))
     if supports:
-        where.append("your supports " + ", ".join(supports[:8]))
-    place = " and ".join(where) or "the structure"
-    what = {"geometry": "member lengths, angles or connections",
-            "supports": "support kinds or angles", "releases": "hinges (endA/endB)",
-            "loads": "load values, directions or positions"}[name]
-    return f"the {what} differ from the drawing; the effect shows at {place}"
+        where.append(phrase("place.supports", ids=Listed(tuple(supports[:8]))))
+    place = Listed(tuple(where), "and") if where else phrase("place.structure")
+    return phrase("fallback.note", what=phrase(f"fallback.{name}"), place=place)
 
 
-def _message(stage: str, notes: list[str]) -> str:
-    shown = notes[:6] + ([f"and {len(notes) - 6} more"] if len(notes) > 6 else [])
-    return f"{STAGE_LABEL[stage]} stage failed: " + "; ".join(shown) + "."
+def _message(stage: str, notes: list[str], lang: str) -> str:
+    shown: list[Any] = list(notes[:6])
+    if len(notes) > 6:
+        shown.append(phrase("message.more", count=len(notes) - 6))
+    return render(phrase("message.failed", label=phrase(f"stage.{stage}"),
+                         notes=join(shown, lang, "notes")), lang)
 
 
 __all__ = ["DEFAULT_TOLERANCE", "MechanismError", "score"]

@@ -25,50 +25,54 @@ from ..model.types import BendingMoment, DistributedLoad, Model, PointLoad
 from .align import Alignment
 from .canonical import same_restraint
 from .gtcache import GT_CACHE
+from .wording import DEFAULT_LANGUAGE, Phrase, phrase, render
 
 
-def _cand_point_label(cand: Model, al: Alignment, xy: np.ndarray) -> str:
+def _cand_point_label(cand: Model, al: Alignment, xy: np.ndarray) -> Phrase:
     d = np.hypot(*(al.cand.xy - xy).T)
     k = int(np.argmin(d))
     if d[k] <= al.tol:
-        return f"your point {cand.points[k].id}"
-    return f"a place near your point {cand.points[k].id} where your model has no point"
+        return phrase("place.point", point=cand.points[k].id)
+    return phrase("place.near", point=cand.points[k].id)
+
+
+def _said(notes: list[Phrase], lang: str) -> list[str]:
+    return [render(note, lang) for note in notes]
 
 
 # ------------------------------------------------------------------ geometry
 
-def geometry_problems(gt: Model, cand: Model, al: Alignment) -> list[str]:
-    out = []
+def geometry_problems(gt: Model, cand: Model, al: Alignment, *,
+                      lang: str = DEFAULT_LANGUAGE) -> list[str]:
+    out: list[Phrase] = []
     for i in al.missing_links:
         ends = [al.gt.xy[al.gt.ends[i, k]] for k in (0, 1)]
         labels = [_cand_point_label(cand, al, e) for e in ends]
-        out.append(f"the drawing has a member between {labels[0]} and {labels[1]} that your "
-                   "model does not cover with links")
+        out.append(phrase("geometry.missing_member", a=labels[0], b=labels[1]))
     for j in al.extra_links:
         lk = cand.links[j]
-        out.append(f"your link {lk.id} ({lk.a}–{lk.b}) is not a member of the drawing")
-    return out
+        out.append(phrase("geometry.extra_link", link=lk.id, a=lk.a, b=lk.b))
+    return _said(out, lang)
 
 
 # ------------------------------------------------------------------ supports
 
-def support_problems(gt: Model, cand: Model, al: Alignment) -> list[str]:
-    out = []
+def support_problems(gt: Model, cand: Model, al: Alignment, *,
+                     lang: str = DEFAULT_LANGUAGE) -> list[str]:
+    out: list[Phrase] = []
     g_index = {p.id: i for i, p in enumerate(gt.points)}
     for i, s in enumerate(gt.supports):
         j = int(al.support_map[i])
         xy = al.gt.xy[g_index[s.at]]
         if j < 0:
-            out.append(f"the drawing has a support at {_cand_point_label(cand, al, xy)} that "
-                       "your model lacks")
+            out.append(phrase("supports.missing", place=_cand_point_label(cand, al, xy)))
         elif not same_restraint(s, cand.supports[j]):
             cs = cand.supports[j]
-            out.append(f"your support {cs.id} at point {cs.at} restrains differently from the "
-                       "drawing: check its kind and angleDeg")
+            out.append(phrase("supports.differs", support=cs.id, point=cs.at))
     for j in al.extra_supports:
         cs = cand.supports[j]
-        out.append(f"your support {cs.id} at point {cs.at} is not in the drawing")
-    return out
+        out.append(phrase("supports.extra", support=cs.id, point=cs.at))
+    return _said(out, lang)
 
 
 # ------------------------------------------------------------------ releases
@@ -117,18 +121,18 @@ def joint_groups(model: Model, xy: np.ndarray, offset: np.ndarray, tol: float,
     return out
 
 
-def release_problems(gt: Model, cand: Model, al: Alignment) -> list[str]:
+def release_problems(gt: Model, cand: Model, al: Alignment, *,
+                     lang: str = DEFAULT_LANGUAGE) -> list[str]:
     offset = np.asarray(al.offset)
     all_xy = np.vstack([al.gt.xy, al.cand.xy])
     g = joint_groups(gt, all_xy, np.zeros(2), al.tol)
     c = joint_groups(cand, all_xy, offset, al.tol)
-    out = []
+    out: list[Phrase] = []
     for k in sorted(set(g) | set(c)):
         if g.get(k) != c.get(k) and k in g and k in c:
             xy = np.array(k, dtype=float) * al.tol
-            out.append(f"the joint at {_cand_point_label(cand, al, xy)} connects its members "
-                       "differently from the drawing: check the endA/endB hinges there")
-    return out
+            out.append(phrase("releases.joint", place=_cand_point_label(cand, al, xy)))
+    return _said(out, lang)
 
 
 # ------------------------------------------------------------------ loads
@@ -216,7 +220,8 @@ def _world(model: Model, ld: PointLoad | BendingMoment) -> tuple[float, float]:
     return pa.x + cx * s, pa.y + cy * s
 
 
-def load_problems(gt: Model, cand: Model, al: Alignment, tol: float) -> list[str]:
+def load_problems(gt: Model, cand: Model, al: Alignment, tol: float, *,
+                  lang: str = DEFAULT_LANGUAGE) -> list[str]:
     gb = GT_CACHE.get(gt, "load_buckets", lambda: load_buckets(gt, al, np.zeros(2)))
     cb = load_buckets(cand, al, np.asarray(al.offset))
     size = float(max(al.gt.length.max(), 1e-9))
@@ -224,16 +229,15 @@ def load_problems(gt: Model, cand: Model, al: Alignment, tol: float) -> list[str
     scale = np.array([force, force, force * size])
     bad = (np.abs(gb - cb) > tol * np.abs(gb) + 0.25 * tol * scale).any(axis=1)
     n_pt = len(al.gt.xy)
-    out = []
+    out: list[Phrase] = []
     for row in np.flatnonzero(bad):
         if row < n_pt:
-            out.append(f"the loads at {_cand_point_label(cand, al, al.gt.xy[row])} do not "
-                       "match the drawing (check value, direction and sign)")
+            out.append(phrase("loads.at_point", place=_cand_point_label(cand, al,
+                                                                        al.gt.xy[row])))
         elif row < len(gb) - 1:
             i = row - n_pt
             ends = [_cand_point_label(cand, al, al.gt.xy[al.gt.ends[i, k]]) for k in (0, 1)]
-            out.append(f"the loads on the member between {ends[0]} and {ends[1]} do not "
-                       "match the drawing (check value, direction, position and extent)")
+            out.append(phrase("loads.on_member", a=ends[0], b=ends[1]))
         else:
-            out.append("some of your loads act where the drawing has no member")
-    return out
+            out.append(phrase("loads.off_structure"))
+    return _said(out, lang)

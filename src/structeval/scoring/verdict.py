@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .wording import TEMPLATES
+
 #: Credit for the stage an answer fails at ("perfect" = fails nowhere).
 CREDIT = {"perfect": 1.0, "loads": 0.75, "releases": 0.5, "supports": 0.25, "geometry": 0.0,
           "invalid": 0.0}
-STAGE_LABEL = {"geometry": "Geometry", "supports": "Supports", "releases": "Hinges (releases)",
-               "loads": "Loads", "invalid": "Invalid model", "perfect": "Correct"}
+#: English stage names (every language's are in :mod:`.wording`, ``stage.<name>``).
+STAGE_LABEL = {stage: TEMPLATES[f"stage.{stage}"]["en"] for stage in CREDIT}
 
 
 @dataclass(frozen=True)
