@@ -180,3 +180,41 @@ def test_task_parameters_select_like_the_cli(data):
     assert [s.id for s in structeval(data_dir=str(root), limit=1).dataset] == ["beam_t01"]
     assert [s.id for s in structeval(data_dir=str(root), filter="truss").dataset] == [
         "truss_t01"]
+
+
+def test_chinese_prompts_feedback_and_credit_equal_run_eval(data, tmp_path):
+    """-T lang=zh: the same Chinese conversations as ``run_eval.py --lang zh`` (system
+    prompt, task text, repair feedback), and the same credit per task."""
+    from structeval.harness.prompts import system_prompt
+    from structeval.inspect_task import structeval
+
+    root, tasks = data
+    with FakeOpenAI(script(tasks)) as server:
+        result = CliRunner().invoke(run_eval_main, [
+            "--model", "fake-vlm", "--api-base", server.base_url, "--api-key", fx.SECRET_KEY,
+            "--data-dir", str(root), "--output", str(tmp_path / "run_eval"),
+            "--max-retries", "2", "--lang", "zh"])
+        assert result.exit_code == 0, result.output
+        run_eval_calls = conversations(server)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("FAKE_API_KEY", fx.SECRET_KEY)
+    try:
+        with FakeOpenAI(script(tasks)) as server:
+            logs = inspect_ai.eval(structeval(data_dir=str(root), max_retries=2, lang="zh"),
+                                   model="openai-api/fake/fake-vlm",
+                                   model_base_url=server.base_url,
+                                   log_dir=str(tmp_path / "logs"), display="none")
+            inspect_calls = conversations(server)
+    finally:
+        mp.undo()
+    assert inspect_calls == run_eval_calls
+    zh_prompt = system_prompt("standard", "zh")
+    assert zh_prompt != system_prompt("standard", "en")
+    assert all(conv[0]["content"] == zh_prompt for conv in inspect_calls.values())
+    repairs = [conv[-1]["content"] for (_, attempt), conv in inspect_calls.items()
+               if attempt > 1]
+    assert repairs and all(any("\u4e00" <= ch <= "\u9fff" for ch in text) for text in repairs)
+    rows = {r["id"]: r for r in json.loads(
+        (tmp_path / "run_eval" / "results.json").read_text())["tasks"]}
+    for sample in logs[0].samples:
+        assert sample.scores["staged_credit"].value == rows[sample.id]["ratio"], sample.id

@@ -58,7 +58,7 @@ from inspect_ai.solver import Generate, TaskState, solver
 from structeval.dataset import Task as DatasetTask
 from structeval.dataset import load_tasks
 from structeval.dataset.benchmark import BENCHMARK
-from structeval.harness.grading import grade_answer
+from structeval.harness.grading import grade_answer, language_grader
 from structeval.harness.images import encode_image
 from structeval.harness.prompts import LANGUAGES, repair_text, system_prompt, task_text
 from structeval.harness.repair_loop import best_attempt
@@ -150,11 +150,13 @@ def select_dataset_tasks(*, split: str | None, category: Any, difficulty: Any,
     return tasks[:limit] if limit else tasks
 
 
-def to_sample(item: DatasetTask) -> Sample:
-    """One task as an inspect sample: the text and the drawing, exactly as run_eval sends
-    them (the system prompt is added by the solver, as run_eval adds it per request)."""
+def to_sample(item: DatasetTask, lang: str = "en") -> Sample:
+    """One task as an inspect sample: the text (in ``lang``) and the drawing, exactly as
+    run_eval sends them (the system prompt is added by the solver, as run_eval adds it
+    per request)."""
     image = encode_image(item.image_path)
-    content = [ContentText(text=task_text(item.notes)), ContentImage(image=image.data_url)]
+    content = [ContentText(text=task_text(item.notes, lang)),
+               ContentImage(image=image.data_url)]
     metadata = {"category": item.category, "difficulty": int(item.difficulty),
                 "split": item.split, "structure": item.structure or item.id,
                 **item.factors()}
@@ -171,10 +173,12 @@ def _attempt_record(graded: Any, attempt: int) -> dict[str, Any]:
 
 @solver
 def repair_loop(truth: str, *, prompt_type: str = "standard",
-                max_retries: int = 3, tolerance: float = 0.02) -> Any:
+                max_retries: int = 3, tolerance: float = 0.02, lang: str = "en") -> Any:
     """Ask, grade, and after a failed answer ask again with the diagnosis, up to
-    ``max_retries`` repairs; only the last failed exchange is kept in context."""
-    system = ChatMessageSystem(content=system_prompt(prompt_type))
+    ``max_retries`` repairs; only the last failed exchange is kept in context. Prompts,
+    feedback and diagnosis are in ``lang``."""
+    system = ChatMessageSystem(content=system_prompt(prompt_type, lang))
+    grader = language_grader(lang)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = _truth(truth, state.sample_id)
@@ -189,12 +193,12 @@ def repair_loop(truth: str, *, prompt_type: str = "standard",
             state.messages = messages
             state = await generate(state)
             text = state.output.completion
-            graded = grade_answer(model, text, tolerance=tolerance)
+            graded = grade_answer(model, text, tolerance=tolerance, grader=grader, lang=lang)
             attempts.append({**_attempt_record(graded, attempt), "answer": text})
             state.store.set(STORE_KEY, attempts)
             if graded.grade.ratio >= 1.0:
                 break
-            previous = (text, repair_text(graded.grade.stage, graded.grade.message))
+            previous = (text, repair_text(graded.grade.stage, graded.grade.message, lang))
         return state
 
     return solve
@@ -237,7 +241,7 @@ def _metrics() -> list[Any]:
 
 
 @scorer(metrics=_metrics())
-def staged_credit(truth: str, *, tolerance: float = 0.02) -> Any:
+def staged_credit(truth: str, *, tolerance: float = 0.02, lang: str = "en") -> Any:
     """The task's credit: best over the repair loop's attempts (or, after another solver,
     the final answer graded once), with stage, pass@1 and explanation."""
 
@@ -245,7 +249,8 @@ def staged_credit(truth: str, *, tolerance: float = 0.02) -> Any:
         attempts = state.store.get(STORE_KEY) or []
         if not attempts:
             text = state.output.completion
-            graded = grade_answer(_truth(truth, state.sample_id), text, tolerance=tolerance)
+            graded = grade_answer(_truth(truth, state.sample_id), text, tolerance=tolerance,
+                                  grader=language_grader(lang), lang=lang)
             attempts = [{**_attempt_record(graded, 1), "answer": text}]
         best = best_attempt([(a["ratio"], a["stage"]) for a in attempts])
         chosen = attempts[best]
@@ -286,14 +291,14 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
                                       difficulty=difficulty,
                                       presentation=presentation, data_dir=data_dir,
                                       limit=limit, id_filter=filter)
-        samples = [to_sample(item) for item in chosen]
+        samples = [to_sample(item, lang) for item in chosen]
     except StructEvalError as exc:
         raise TaskParameterError(str(exc)) from None
     truth = register_ground_truth(chosen)
     return Task(dataset=MemoryDataset(samples, name="structeval"),
                 solver=repair_loop(truth, prompt_type=prompt_type, max_retries=max_retries,
-                                   tolerance=float(tolerance)),
-                scorer=staged_credit(truth, tolerance=float(tolerance)),
+                                   tolerance=float(tolerance), lang=lang),
+                scorer=staged_credit(truth, tolerance=float(tolerance), lang=lang),
                 config=GenerateConfig(temperature=0.0, max_tokens=8192),
                 metadata={"benchmark": "StructuralEval", "prompt_type": prompt_type,
                           "max_retries": max_retries, "lang": lang})
