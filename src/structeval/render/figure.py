@@ -9,6 +9,7 @@ from typing import Any
 
 from ..model.parse import parse_model
 from ..model.types import Model
+from ..presentation import Presentation, PresentationError
 from .arrows import LabelRequest
 from .degrade import degrade, tilt_map
 from .dimensions import distinct, draw_dimensions, features, plan_dimensions
@@ -78,6 +79,21 @@ def resolve_scale(model: Model, scale: float | None) -> float:
     return float(scale)
 
 
+PresentationLike = Presentation | Mapping[str, str] | None
+
+
+def as_presentation(presentation: PresentationLike) -> Presentation:
+    """The factors a drawing follows: a :class:`Presentation`, a ``problem.presentation``
+    block (missing factors take their defaults) or None (the defaults). The drawing style
+    is the ``style`` argument of the render call; a presentation's style is not read."""
+    if isinstance(presentation, Presentation):
+        return presentation
+    try:
+        return Presentation.from_json(presentation)
+    except (PresentationError, TypeError) as exc:
+        raise RenderError(f"cannot draw this presentation: {exc}") from exc
+
+
 def parse_highlight(highlight: Mapping[str, Any] | None) -> dict[str, RGB]:
     if not highlight:
         return {}
@@ -138,9 +154,10 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
     return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
 
 
-def lay_out(model: Model, style: Style, k: float) -> tuple[Scene, dict[str, str]]:
+def lay_out(model: Model, style: Style, k: float, presentation: Presentation | None = None,
+            ) -> tuple[Scene, dict[str, str]]:
     """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels."""
-    scene = Scene(style, k)
+    scene = Scene(style, k, presentation or Presentation())
     draw_members(scene, model)
     draw_hinges(scene, model)
     requests = draw_supports(scene, model)
@@ -159,18 +176,20 @@ def crowded(scene: Scene) -> bool:
 
 
 def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float | None,
-                scheme: str) -> tuple[Scene, dict[str, str]]:
+                scheme: str, presentation: PresentationLike = None,
+                ) -> tuple[Scene, dict[str, str]]:
     """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
     first layout is too crowded to satisfy the legibility rules."""
     parsed = as_model(model)
     check_drawable(parsed)
     st = get_style(style, scheme)
+    shown = as_presentation(presentation)
     if scale is not None:
-        return lay_out(parsed, st, resolve_scale(parsed, scale))
+        return lay_out(parsed, st, resolve_scale(parsed, scale), shown)
     k = auto_scale(parsed)
     span = _span(parsed)
     for grow in ROOMIER:
-        scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)))
+        scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)), shown)
         if not crowded(scene):
             break
     return scene, letters
@@ -184,7 +203,8 @@ def _span(model: Model) -> float:
 def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
                  highlight: Mapping[str, Any] | None = None, scale: float | None = None, *,
                  scheme: str = "normal", min_long_side: int | None = MIN_LONG_SIDE,
-                 zoom: float | None = None) -> RenderResult:
+                 zoom: float | None = None, presentation: PresentationLike = None,
+                 ) -> RenderResult:
     """Draw ``model`` as an exam figure: members, hinges, supports, loads with values,
     dimension chains and point letters, with no label touching anything else.
 
@@ -194,10 +214,11 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", see
     draws everything in pale colours. ``scale`` is design pixels per metre (default:
     fitted). The figure is enlarged as a whole until its long side is at least
     ``min_long_side`` px (0 or None: its natural size, e.g. for thumbnails in reports),
-    or by exactly ``zoom``.
+    or by exactly ``zoom``. ``presentation`` (a :class:`Presentation` or a
+    ``problem.presentation`` block) chooses e.g. the symbol set (``symbols``: a or b).
     """
     colours = parse_highlight(highlight)
-    scene, letters = build_scene(model, style, scale, scheme)
+    scene, letters = build_scene(model, style, scale, scheme, presentation)
     return finish(scene, scene.style, seed, colours, letters, min_long_side=min_long_side,
                   zoom=zoom)
 
@@ -205,10 +226,11 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", see
 def layout_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
                  scale: float | None = None, *, scheme: str = "normal",
                  min_long_side: int | None = MIN_LONG_SIDE,
-                 zoom: float | None = None) -> FigureLayout:
+                 zoom: float | None = None, presentation: PresentationLike = None,
+                 ) -> FigureLayout:
     """The layout record :func:`render_model` would return with the same arguments,
     without drawing a pixel (the scanned tilt included): for checks over many figures."""
-    scene, letters = build_scene(model, style, scale, scheme)
+    scene, letters = build_scene(model, style, scale, scheme, presentation)
     canvas, items = delivered(scene, scene.style, seed, min_long_side, zoom)
     return FigureLayout(items, letters, scene.k, scene.style.name, seed, canvas.width,
                         canvas.height, canvas.zoom)

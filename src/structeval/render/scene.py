@@ -11,6 +11,7 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 
+from ..presentation import Presentation
 from .fonts import cap_height, text_size
 from .glyphs import Anchor, Glyph
 from .layout import Layout
@@ -65,6 +66,7 @@ class Painted:
     prim: Prim
     layer: int
     keys: tuple[str, ...]  # highlight keys, most specific first
+    item: int = -1  # index of the layout item it draws (-1: none), for writers of other formats
 
 
 def prim_bbox(p: Prim) -> Rect:
@@ -115,11 +117,13 @@ def placed(p: Prim, f: Similarity) -> Prim:
 class Scene:
     """Primitives in figure pixels (y down) and the matching layout record.
 
-    ``k`` is pixels per metre: world (x, y) maps to (x·k, −y·k).
+    ``k`` is pixels per metre: world (x, y) maps to (x·k, −y·k). ``presentation`` holds
+    the factors the drawing code reads (the symbol set, …); the look comes from ``style``.
     """
 
     style: Style
     k: float
+    presentation: Presentation = field(default_factory=Presentation)
     layout: Layout = field(default_factory=Layout)
     painted: list[Painted] = field(default_factory=list)
 
@@ -132,8 +136,9 @@ class Scene:
             anchor: Anchor | None = None) -> int:
         """Register one drawn thing; its shapes default to the primitives' boxes."""
         all_keys = (*keys, f"{owner_type}:{owner}", owner)
+        index = len(self.layout.items)
         for prim, layer in prims:
-            self.painted.append(Painted(prim, layer, all_keys))
+            self.painted.append(Painted(prim, layer, all_keys, index))
         if shapes is None:
             shapes = [Box(prim_bbox(p)) for p, _ in prims]
         return self.layout.add(kind, owner, owner_type, role, shapes, text, glyph, anchor)
