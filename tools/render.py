@@ -2,6 +2,12 @@
 
     python tools/render.py MODEL.json -o out.png [--style cad|textbook|scanned] [--seed N]
         [--scale PX_PER_M] [--min-long-side PX] [--moment] [--layout layout.json]
+        [--presentation KEY=VALUE ...]
+    python tools/render.py MODEL.json -o out.dxf [--style S] [--presentation symbols=b]
+
+An output named ``*.dxf`` is the same figure as a DXF drawing (needs ezdxf; see
+``structeval.render.dxf``). A raw problem file's ``problem.presentation`` is used unless
+``--presentation`` overrides a factor.
 
 Exit status: 0 on success, 2 when the model (or an option) cannot be drawn, with the
 reason on stderr.
@@ -14,7 +20,9 @@ import json
 import sys
 from pathlib import Path
 
+from structeval.dataset.rawfile import PROBLEM_KEY
 from structeval.model import StructEvalError, parse_model
+from structeval.presentation import Presentation, PresentationError, parse_selectors
 from structeval.render import MIN_LONG_SIDE, STYLES, moment_diagram_result, render_model
 
 
@@ -32,7 +40,27 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
                     help="draw the bending-moment diagram instead (solves the model)")
     ap.add_argument("--layout", type=Path, default=None,
                     help="also write the layout record (boxes of everything drawn) as JSON")
+    ap.add_argument("--presentation", action="append", default=[], metavar="KEY=VALUE",
+                    help="a presentation factor (repeatable), e.g. symbols=b")
     return ap.parse_args(argv)
+
+
+def _presentation(text: str, items: list[str]) -> Presentation:
+    """The file's own ``problem.presentation`` (if it is a raw problem), with the factors
+    given on the command line."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    block = doc.get(PROBLEM_KEY) if isinstance(doc, dict) else None
+    base = block.get("presentation") if isinstance(block, dict) else None
+    shown = Presentation.from_json(base if isinstance(base, dict) else None)
+    changes = {}
+    for key, values in parse_selectors(items).items():
+        if len(values) != 1:
+            raise PresentationError(f"--presentation {key} takes one value")
+        changes[key] = next(iter(values))
+    return shown.with_(**changes)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,7 +71,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot read {args.model}: {exc}", file=sys.stderr)
         return 2
     try:
+        shown = _presentation(text, args.presentation)
+    except PresentationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
         model = parse_model(text)
+        if args.output.suffix.lower() == ".dxf":
+            from structeval.render.dxf import render_dxf
+
+            if args.moment or args.layout is not None:
+                print("error: --moment and --layout draw images; use a .png output",
+                      file=sys.stderr)
+                return 2
+            drawing = render_dxf(model, style=args.style, scale=args.scale, presentation=shown)
+            drawing.save(args.output)
+            print(f"{args.output} (DXF, {len(drawing.data) // 1024} KB, units: "
+                  f"{drawing.units.name})")
+            return 0
         if args.moment:
             from structeval.fe import analyze
 
@@ -51,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
                                            seed=args.seed, scale=args.scale)
         else:
             result = render_model(model, style=args.style, seed=args.seed, scale=args.scale,
-                                  min_long_side=args.min_long_side or None)
+                                  min_long_side=args.min_long_side or None,
+                                  presentation=shown)
         result.save(args.output)
         if args.layout is not None:
             args.layout.write_text(json.dumps(result.layout_json(), indent=1) + "\n")

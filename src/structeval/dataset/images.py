@@ -1,14 +1,18 @@
-"""The picture of a problem, drawn by :mod:`structeval.render` (kept behind one function).
+"""The pictures of a problem, drawn by :mod:`structeval.render` (kept behind these functions).
 
-Images are derived data: the raw file records the style and seed, so
-``python tools/synthesize.py --render-missing`` can redraw any image the same way.
+Images and DXF drawings are derived data: the raw file records the style, seed and
+presentation (and, in ``problem.dxf``, whether a DXF is wanted), so
+``python tools/synthesize.py --render-missing`` can redraw any of them the same way.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..model.types import Model
+from ..presentation import Presentation
+from .rawfile import presentation_of
 
 
 def renderer_status() -> str:
@@ -20,9 +24,42 @@ def renderer_status() -> str:
     return "available"
 
 
-def render_image(model: Model, style: str, seed: int, path: Path) -> None:
-    """Draw ``model`` into ``path`` (deterministic bytes for the same inputs)."""
+def dxf_status() -> str:
+    """"available", or why DXF drawings cannot be written (ezdxf missing)."""
+    try:
+        import ezdxf  # noqa: F401
+    except ImportError as exc:
+        return f"unavailable ({exc}): pip install 'structeval[dxf]' or pip install ezdxf"
+    return "available"
+
+
+def render_image(model: Model, style: str, seed: int, path: Path,
+                 presentation: Presentation | None = None) -> None:
+    """Draw ``model`` into ``path`` in ``presentation`` (deterministic bytes for the same
+    inputs)."""
     from ..render import render_model
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    render_model(model, style=style, seed=seed).save(path)
+    render_model(model, style=style, seed=seed, presentation=presentation).save(path)
+
+
+def render_drawings(model: Model, block: dict[str, Any], image: Path | None,
+                    dxf: Path | None) -> None:
+    """Draw a problem's image and/or DXF (either may be None: not wanted) from its
+    ``problem`` block; with both, the figure is laid out once."""
+    from ..render.dxf import render_dxf, render_with_dxf
+
+    shown = presentation_of(block)
+    style, seed = block["image"]["style"], block["image"]["seed"]
+    if dxf is None:
+        if image is not None:
+            render_image(model, style, seed, image, shown)
+        return
+    dxf.parent.mkdir(parents=True, exist_ok=True)
+    if image is None:
+        render_dxf(model, style, presentation=shown).save(dxf)
+        return
+    picture, drawing = render_with_dxf(model, style, seed, presentation=shown)
+    image.parent.mkdir(parents=True, exist_ok=True)
+    picture.save(image)
+    drawing.save(dxf)

@@ -79,21 +79,6 @@ def resolve_scale(model: Model, scale: float | None) -> float:
     return float(scale)
 
 
-PresentationLike = Presentation | Mapping[str, str] | None
-
-
-def as_presentation(presentation: PresentationLike) -> Presentation:
-    """The factors a drawing follows: a :class:`Presentation`, a ``problem.presentation``
-    block (missing factors take their defaults) or None (the defaults). The drawing style
-    is the ``style`` argument of the render call; a presentation's style is not read."""
-    if isinstance(presentation, Presentation):
-        return presentation
-    try:
-        return Presentation.from_json(presentation)
-    except (PresentationError, TypeError) as exc:
-        raise RenderError(f"cannot draw this presentation: {exc}") from exc
-
-
 def parse_highlight(highlight: Mapping[str, Any] | None) -> dict[str, RGB]:
     if not highlight:
         return {}
@@ -154,10 +139,12 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
     return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
 
 
-def lay_out(model: Model, style: Style, k: float, presentation: Presentation | None = None,
+def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = None,
             ) -> tuple[Scene, dict[str, str]]:
-    """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels."""
-    scene = Scene(style, k, presentation or Presentation())
+    """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels,
+    in the presentation ``shown`` (its dimensioning, values and units)."""
+    shown = shown or Presentation()
+    scene = Scene(style, k, shown=shown)
     draw_members(scene, model)
     draw_hinges(scene, model)
     requests = draw_supports(scene, model)
@@ -175,8 +162,17 @@ def crowded(scene: Scene) -> bool:
     return bool(check(rec, {k: v for k, v in RULES.items() if k != "size"}))
 
 
+def as_presentation(presentation: Presentation | Mapping[str, str] | None) -> Presentation:
+    if presentation is None or isinstance(presentation, Presentation):
+        return presentation or Presentation()
+    try:
+        return Presentation.from_json(presentation)
+    except PresentationError as exc:
+        raise RenderError(str(exc)) from None
+
+
 def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float | None,
-                scheme: str, presentation: PresentationLike = None,
+                scheme: str, presentation: Presentation | Mapping[str, str] | None = None,
                 ) -> tuple[Scene, dict[str, str]]:
     """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
     first layout is too crowded to satisfy the legibility rules."""
@@ -203,8 +199,8 @@ def _span(model: Model) -> float:
 def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
                  highlight: Mapping[str, Any] | None = None, scale: float | None = None, *,
                  scheme: str = "normal", min_long_side: int | None = MIN_LONG_SIDE,
-                 zoom: float | None = None, presentation: PresentationLike = None,
-                 ) -> RenderResult:
+                 zoom: float | None = None,
+                 presentation: Presentation | Mapping[str, str] | None = None) -> RenderResult:
     """Draw ``model`` as an exam figure: members, hinges, supports, loads with values,
     dimension chains and point letters, with no label touching anything else.
 
@@ -214,8 +210,9 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", see
     draws everything in pale colours. ``scale`` is design pixels per metre (default:
     fitted). The figure is enlarged as a whole until its long side is at least
     ``min_long_side`` px (0 or None: its natural size, e.g. for thumbnails in reports),
-    or by exactly ``zoom``. ``presentation`` (a :class:`Presentation` or a
-    ``problem.presentation`` block) chooses e.g. the symbol set (``symbols``: a or b).
+    or by exactly ``zoom``. ``presentation`` (a :class:`Presentation` or its JSON block)
+    chooses the dimensioning (full, exam), the values (numeric, parametric) and the
+    units (m-kN, mm-kN); the other factors are drawn by ``style`` and their own modules.
     """
     colours = parse_highlight(highlight)
     scene, letters = build_scene(model, style, scale, scheme, presentation)
@@ -226,8 +223,8 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", see
 def layout_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
                  scale: float | None = None, *, scheme: str = "normal",
                  min_long_side: int | None = MIN_LONG_SIDE,
-                 zoom: float | None = None, presentation: PresentationLike = None,
-                 ) -> FigureLayout:
+                 zoom: float | None = None,
+                 presentation: Presentation | Mapping[str, str] | None = None) -> FigureLayout:
     """The layout record :func:`render_model` would return with the same arguments,
     without drawing a pixel (the scanned tilt included): for checks over many figures."""
     scene, letters = build_scene(model, style, scale, scheme, presentation)

@@ -117,15 +117,14 @@ def placed(p: Prim, f: Similarity) -> Prim:
 class Scene:
     """Primitives in figure pixels (y down) and the matching layout record.
 
-    ``k`` is pixels per metre: world (x, y) maps to (x·k, −y·k). ``presentation`` holds
-    the factors the drawing code reads (the symbol set, …); the look comes from ``style``.
+    ``k`` is pixels per metre: world (x, y) maps to (x·k, −y·k).
     """
 
     style: Style
     k: float
-    presentation: Presentation = field(default_factory=Presentation)
     layout: Layout = field(default_factory=Layout)
     painted: list[Painted] = field(default_factory=list)
+    shown: Presentation = field(default_factory=Presentation)
 
     def px(self, x: float, y: float) -> XY:
         return (x * self.k, -y * self.k)

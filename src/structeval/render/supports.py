@@ -116,7 +116,7 @@ def support_prims(scene: Scene, model: Model, support: Support,
     v = ground_side(scene, model, support)
     u = (-v[1], v[0])
     hinged = joint_hinged(model, support.at)
-    if scene.presentation.symbols == "b":
+    if scene.shown.symbols == "b":
         return link_symbol_prims(scene, support.kind, o, u, v, hinged)
     return _set_a_prims(scene, support.kind, o, u, v, hinged)
 
