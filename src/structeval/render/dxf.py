@@ -181,11 +181,15 @@ class _Writer:
         self._text_style(style_for(""))
         dim_cap = cap_height(st.sizes["dim"])
         style = self.doc.dimstyles.new(DIMSTYLE)
-        for key, value in dimstyle_attribs(self.units.per_px, TICK, OVERSHOOT, dim_cap,
+        for key, value in dimstyle_attribs(self.length, TICK, OVERSHOOT, dim_cap,
                                            style_for("").name).items():
             style.set_dxf_attrib(key, value)
         header["$DIMSTYLE"] = DIMSTYLE
         header["$TEXTSTYLE"] = style_for("").name
+
+    def length(self, px: float) -> float:
+        """A design-pixel length in drawing units (rounded like the coordinates)."""
+        return round(px * self.units.per_px, DECIMALS)
 
     def _text_style(self, style: Any) -> str:
         if style.name not in self.styles:
@@ -196,7 +200,7 @@ class _Writer:
     def _linetype(self, dash: float) -> str:
         if dash not in self.dashes:
             name = "DASHED" if not self.dashes else f"DASHED{len(self.dashes) + 1}"
-            d = dash * self.units.per_px
+            d = self.length(dash)
             self.doc.linetypes.add(name, pattern=[2 * d, d, -d], description="__ __ __")
             self.dashes[dash] = name
         return self.dashes[dash]
@@ -216,7 +220,7 @@ class _Writer:
             if item.glyph is not None and item.glyph.type == "chain":
                 if index not in done:
                     used |= set(write_chain(self.msp, items, index, texts, self.to,
-                                            self.units.per_px,
+                                            self.length,
                                             cap_height(scene.style.sizes["dim"])))
                     done.add(index)
                 continue
@@ -242,12 +246,12 @@ class _Writer:
             x0, y0, x1, y1 = prim_bbox(p)
             centre = to(((x0 + x1) / 2, (y0 + y1) / 2))
             style = self._text_style(style_for(p.text))
-            text = msp.add_text(p.text, height=cap_height(p.size) * self.units.per_px,
+            text = msp.add_text(p.text, height=self.length(cap_height(p.size)),
                                 dxfattribs={"layer": layer, "style": style})
             text.set_placement(centre, align=self.ezdxf.enums.TextEntityAlignment.MIDDLE_CENTER)
         elif isinstance(p, Disc):
             attribs = self._attribs(layer, p.width)
-            msp.add_circle(to(p.center), p.r * self.units.per_px, dxfattribs=attribs)
+            msp.add_circle(to(p.center), self.length(p.r), dxfattribs=attribs)
             if p.role != "paper":
                 self._solid_circle(p, layer)
         elif isinstance(p, Fill):
@@ -267,7 +271,7 @@ class _Writer:
     def _solid_circle(self, p: Disc, layer: str) -> None:
         hatch = self.msp.add_hatch(dxfattribs={"layer": layer})
         edges = hatch.paths.add_edge_path()
-        edges.add_arc(self.to(p.center), p.r * self.units.per_px, 0.0, 360.0)
+        edges.add_arc(self.to(p.center), self.length(p.r), 0.0, 360.0)
 
     def _stroke(self, p: Stroke, item: LayoutItem, layer: str) -> None:
         msp, to = self.msp, self.to
@@ -275,7 +279,7 @@ class _Writer:
         found = _arc_centre(item)
         arc = _arc(p.points, *found) if found is not None and not p.closed else None
         if arc is not None and found is not None:
-            msp.add_arc(to(found[0]), found[1] * self.units.per_px, arc[0], arc[1],
+            msp.add_arc(to(found[0]), self.length(found[1]), arc[0], arc[1],
                         dxfattribs=attribs)
         elif len(p.points) == 2 and not p.closed:
             msp.add_line(to(p.points[0]), to(p.points[1]), dxfattribs=attribs)

@@ -77,18 +77,20 @@ def assign_texts(items: Sequence[LayoutItem]) -> dict[int, Interval]:
     return out
 
 
-def dimstyle_attribs(per_px: float, tick: float, overshoot: float, cap: float,
-                     text_style: str) -> dict[str, Any]:
+def dimstyle_attribs(units: Callable[[float], float], tick: float, overshoot: float,
+                     cap: float, text_style: str) -> dict[str, Any]:
     """DIMSTYLE values that draw a chain as the image does: oblique ticks of the image's
-    size, no gap at the extension lines' start, the image's overshoot, its text height."""
-    return {"dimtsz": tick * per_px, "dimasz": tick * per_px, "dimexe": overshoot * per_px,
-            "dimexo": 0.0, "dimdle": 0.0, "dimtxt": cap * per_px, "dimgap": 0.0,
+    size, no gap at the extension lines' start, the image's overshoot, its text height
+    (``units`` turns design pixels into drawing units)."""
+    return {"dimtsz": units(tick), "dimasz": units(tick), "dimexe": units(overshoot),
+            "dimexo": 0.0, "dimdle": 0.0, "dimtxt": units(cap), "dimgap": 0.0,
             "dimtad": 0, "dimtih": 0, "dimtoh": 0, "dimtmove": 2, "dimtxsty": text_style,
             "dimdec": 3, "dimzin": 8, "dimclrd": 256, "dimclre": 256, "dimclrt": 256}
 
 
 def write_chain(msp: Any, items: Sequence[LayoutItem], k: int, texts: dict[Interval, list[int]],
-                to_dxf: Callable[[XY], XY], per_px: float, default_cap: float) -> list[int]:
+                to_dxf: Callable[[XY], XY], units: Callable[[float], float],
+                default_cap: float) -> list[int]:
     """The chain at item ``k`` as one DIMENSION per interval on layer DIMENSIONS; returns
     the text items it used (the others, beyond one per interval, are the caller's)."""
     g = items[k].glyph
@@ -108,7 +110,7 @@ def write_chain(msp: Any, items: Sequence[LayoutItem], k: int, texts: dict[Inter
             text, location = str(label.text), to_dxf(_centre(label))
             cap = label.glyph.lengths["cap"] if label.glyph is not None else default_cap
             if abs(cap - default_cap) > 1e-9:
-                override["dimtxt"] = cap * per_px
+                override["dimtxt"] = units(cap)
             style = style_for(text).name
             if style != style_for("").name:
                 override["dimtxsty"] = style

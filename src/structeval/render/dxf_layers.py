@@ -42,6 +42,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("TEXT", 0, ("TEXT",), "joint letters, load values, angle values"),
     Layer("DIAGRAM", 25, ("LINE", "LWPOLYLINE", "HATCH", "TEXT"),
           "bending-moment diagrams (not part of a task's drawing)"),
+    Layer("OTHER", 25, ("LINE", "LWPOLYLINE", "CIRCLE", "ARC", "SOLID", "HATCH"),
+          "anything else a presentation draws (none in today's figures)"),
 )
 LAYER_NAMES = tuple(layer.name for layer in LAYERS)
 
@@ -63,7 +65,7 @@ def layer_for(item: LayoutItem, prim: Prim) -> str:
         return "ANGLES"
     if item.kind == "support" and isinstance(prim, Stroke) and prim.role == "hatch":
         return "HATCH"
-    return _BY_KIND[item.kind]
+    return _BY_KIND.get(item.kind, "OTHER")
 
 
 def lineweight(width_px: float) -> int:
