@@ -25,7 +25,7 @@ from structeval.dataset.rawfile import presentation_of, render_document
 from structeval.generation.generator import synthesize
 from structeval.generation.selection import HARD
 from structeval.model import Model, parse_model
-from structeval.render import FigureLayout, layout_model, render_model
+from structeval.render import FigureLayout, RenderResult, layout_model, render_model
 from structeval.render.glyphs import Glyph
 from structeval.render.layout import LayoutItem
 from structeval.render.legibility import RULES, Record, check
@@ -53,7 +53,7 @@ def _read_score(model: Model, record: dict[str, Any], notes: str = "") -> str:
     return "" if verdict.ratio == 1.0 else f"scored {verdict.ratio} ({verdict.stage})"
 
 
-def _symbols(layout: FigureLayout) -> list[LayoutItem]:
+def _symbols(layout: FigureLayout | RenderResult) -> list[LayoutItem]:
     """The support symbols of a figure (not the angle marks that belong to supports)."""
     return [it for it in layout.items("support") if it.glyph and it.glyph.type == "support"]
 
@@ -133,6 +133,34 @@ def test_hard_structures_read_in_set_b_wherever_set_a_reads(
                    "rebuilt exactly")
     assert not worse, "\n".join(worse)
     assert read >= len(hard_models) - 2  # the sample is mostly readable
+
+
+def _first(category: str) -> tuple[str, Model, dict[str, Any]]:
+    from structeval.dataset import DATA_DIR
+    from structeval.dataset.rawfile import read_raw
+
+    path = next(p for p in sorted((DATA_DIR / "raw_models").glob(f"{category}-s*.json")))
+    _, block, model = read_raw(path)
+    return block["id"], model, block
+
+
+@pytest.mark.parametrize("style", ["cad", "textbook", "scanned"])
+def test_set_b_images_render_for_beams_frames_trusses_and_hard_ones(
+        style: str, hard_models: list[tuple[str, Model, dict[str, Any]]]) -> None:
+    """Pixels, not only layouts: a beam, a frame and a truss (and, in cad, a hard frame)
+    drawn in set b at ≥ 1,600 px satisfy every rule, the layout-only record is the full
+    render's, and the same seed gives the same bytes."""
+    picks = [_first(c) for c in ("beam", "frame", "truss")]
+    if style == "cad":
+        picks.append(next(h for h in hard_models if h[2]["category"] == "frame"))
+    fmt = "JPEG" if style == "scanned" else "PNG"
+    for pid, model, _ in picks:
+        res = render_model(model, style=style, seed=11, presentation=SET_B)
+        assert max(res.size) >= 1600 and check(res) == [], pid
+        assert layout_model(model, style=style, seed=11, presentation=SET_B).layout == res.layout
+        assert res.encode(fmt) == render_model(model, style=style, seed=11,
+                                               presentation=SET_B).encode(fmt), pid
+        assert any(it.glyph.facts["set"] == "b" for it in _symbols(res))  # type: ignore[union-attr]
 
 
 # -- the bars follow FORMAT.md -------------------------------------------------------------------
@@ -231,6 +259,13 @@ def _support(rec: Record, owner: str) -> LayoutItem:
     return next(it for it in rec.glyphs("support") if it.owner == owner)
 
 
+def _bars_of(rec: Record, owner: str) -> tuple[LayoutItem, tuple[Any, ...], tuple[Any, ...]]:
+    """A support symbol and its bars' joint-side and ground-side circle centres."""
+    item = _support(rec, owner)
+    assert item.glyph is not None
+    return item, item.glyph.paths["bar_joint"], item.glyph.paths["bar_ground"]
+
+
 def _with(rec: Record, item: LayoutItem, *, paths: dict[str, Any] | None = None,
           lengths: dict[str, float] | None = None, facts: dict[str, Any] | None = None,
           ) -> Record:
@@ -258,25 +293,19 @@ def test_set_b_test_figure_is_clean(set_b_frame: Record) -> None:
 
 
 def test_rule_fails_for_a_wrong_bar_count_or_tiny_circles(set_b_frame: Record) -> None:
-    link = _support(set_b_frame, "S2")
-    g = link.glyph
-    assert g is not None
-    doubled = _with(set_b_frame, link, paths={"bar_joint": g.paths["bar_joint"] * 2,
-                                             "bar_ground": g.paths["bar_ground"] * 2})
+    link, joints, feet = _bars_of(set_b_frame, "S2")
+    doubled = _with(set_b_frame, link, paths={"bar_joint": joints * 2, "bar_ground": feet * 2})
     assert any("has 2 bars; a link has 1" in v for v in _violations(doubled))
     tiny = _with(set_b_frame, link, lengths={"bar_r": 1.0})
     assert any("bar circles are 1.0 px" in v for v in _violations(tiny))
-    joint, foot = g.paths["bar_joint"][0], g.paths["bar_ground"][0]
+    (joint,), (foot,) = joints, feet
     stub = ((joint[0] + foot[0]) / 2, (joint[1] + foot[1]) / 2)
-    short = _with(set_b_frame, link, paths={"bar_ground": (_turned(stub, joint, 0.0),)})
+    short = _with(set_b_frame, link, paths={"bar_ground": (stub,)})
     assert any("less than 5 × their radius" in v for v in _violations(short))
 
 
 def test_rule_fails_for_a_pin_whose_bars_close_up_or_part(set_b_frame: Record) -> None:
-    pin = _support(set_b_frame, "S1")
-    g = pin.glyph
-    assert g is not None
-    (j1, j2), (f1, f2) = g.paths["bar_joint"], g.paths["bar_ground"]
+    pin, (j1, j2), (f1, f2) = _bars_of(set_b_frame, "S1")
     mid = ((f1[0] + f2[0]) / 2, (f1[1] + f2[1]) / 2)
     narrow = (_turned(mid, j1, -8.0), _turned(mid, j1, 8.0))
     closed = _with(set_b_frame, pin, paths={"bar_ground": narrow})
@@ -286,10 +315,7 @@ def test_rule_fails_for_a_pin_whose_bars_close_up_or_part(set_b_frame: Record) -
 
 
 def test_rule_fails_for_a_slider_with_skew_or_close_bars(set_b_frame: Record) -> None:
-    slider = _support(set_b_frame, "S3")
-    g = slider.glyph
-    assert g is not None
-    (j1, j2), (f1, f2) = g.paths["bar_joint"], g.paths["bar_ground"]
+    slider, (j1, j2), (f1, f2) = _bars_of(set_b_frame, "S3")
     skew = _with(set_b_frame, slider, paths={"bar_ground": (f1, _turned(f2, j2, 4.0))})
     assert any("not parallel" in v for v in _violations(skew))
     close = (j1[0] + 0.2 * (j2[0] - j1[0]), j1[1] + 0.2 * (j2[1] - j1[1]))
@@ -300,10 +326,7 @@ def test_rule_fails_for_a_slider_with_skew_or_close_bars(set_b_frame: Record) ->
 
 
 def test_rule_fails_for_a_bar_off_square_or_off_its_ground(set_b_frame: Record) -> None:
-    link = _support(set_b_frame, "S2")
-    g = link.glyph
-    assert g is not None
-    joint, foot = g.paths["bar_joint"][0], g.paths["bar_ground"][0]
+    link, (joint,), (foot,) = _bars_of(set_b_frame, "S2")
     tilted = _with(set_b_frame, link, paths={"bar_ground": (_turned(foot, joint, 3.0),)})
     assert any("not square to its ground line" in v for v in _violations(tilted))
     k = 0.6  # the ground circle pulled up the bar, off the ground
@@ -386,3 +409,25 @@ def test_reader_refuses_bars_that_contradict_the_symbol() -> None:
     renamed = copy.deepcopy(record)
     _support_glyph(renamed, "link")["symbol"] = "parallel-links"
     assert "refused" in _read_score(model, renamed)
+
+
+def test_check_drawings_tool_checks_a_changed_symbol_set(tmp_path: Any) -> None:
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from .conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("check_drawings_b",
+                                                  ROOT / "tools" / "check_drawings.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    runner = CliRunner()
+    out = tmp_path / "r.json"
+    done = runner.invoke(tool.main, ["--filter", "frame-classic-*", "--presentation",
+                                     "symbols=b", "--json", str(out)])
+    assert done.exit_code == 0, done.output
+    assert "drawings satisfy every legibility rule" in done.output
+    assert json.loads(out.read_text()) and not any(json.loads(out.read_text()).values())
+    assert runner.invoke(tool.main, ["--presentation", "symbols=c"]).exit_code == 2
