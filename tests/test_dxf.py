@@ -422,3 +422,19 @@ def test_the_geometry_and_text_checks_can_fail() -> None:
                for p in _check_geometry(layout, shifted))
     renamed = replace(points, texts=[(t + "!", q, layer) for t, q, layer in points.texts])
     assert any("is not at its image place" in p for p in _check_geometry(layout, renamed))
+
+
+def test_readme_documents_the_layers_as_written() -> None:
+    """The README's layer table names every layer with the entity kinds it holds."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("### DXF drawings"):text.index("## inspect_ai")]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            for name in cells[0].replace("`", "").split(", "):
+                rows[name] = set() if cells[1] == "—" else set(cells[1].split(", "))
+    assert set(rows) == set(LAYER_NAMES)
+    for layer in LAYERS:
+        if rows[layer.name]:
+            assert rows[layer.name] == set(layer.entities), layer.name
