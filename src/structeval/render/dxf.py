@@ -216,7 +216,10 @@ class _Writer:
         done: set[int] = set()
         for painted in scene.painted:
             index = painted.item
-            item = items[index]
+            item = items[index] if 0 <= index < len(items) else None
+            if item is None:
+                self.prim(painted, None)
+                continue
             if item.glyph is not None and item.glyph.type == "chain":
                 if index not in done:
                     used |= set(write_chain(self.msp, items, index, texts, self.to,
@@ -238,7 +241,7 @@ class _Writer:
             out["linetype"] = self._linetype(dash)
         return out
 
-    def prim(self, painted: Painted, item: LayoutItem) -> None:
+    def prim(self, painted: Painted, item: LayoutItem | None) -> None:
         p = painted.prim
         layer = layer_for(item, p)
         msp, to = self.msp, self.to
@@ -273,10 +276,10 @@ class _Writer:
         edges = hatch.paths.add_edge_path()
         edges.add_arc(self.to(p.center), self.length(p.r), 0.0, 360.0)
 
-    def _stroke(self, p: Stroke, item: LayoutItem, layer: str) -> None:
+    def _stroke(self, p: Stroke, item: LayoutItem | None, layer: str) -> None:
         msp, to = self.msp, self.to
         attribs = self._attribs(layer, p.width, p.dash)
-        found = _arc_centre(item)
+        found = _arc_centre(item) if item is not None else None
         arc = _arc(p.points, *found) if found is not None and not p.closed else None
         if arc is not None and found is not None:
             msp.add_arc(to(found[0]), self.length(found[1]), arc[0], arc[1],

@@ -42,7 +42,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("TEXT", 0, ("TEXT",), "joint letters, load values, angle values"),
     Layer("DIAGRAM", 25, ("LINE", "LWPOLYLINE", "HATCH", "TEXT"),
           "bending-moment diagrams (not part of a task's drawing)"),
-    Layer("OTHER", 25, ("LINE", "LWPOLYLINE", "CIRCLE", "ARC", "SOLID", "HATCH"),
+    Layer("OTHER", 25, ("LINE", "LWPOLYLINE", "CIRCLE", "ARC", "SOLID", "HATCH", "TEXT"),
           "anything else a presentation draws (none in today's figures)"),
 )
 LAYER_NAMES = tuple(layer.name for layer in LAYERS)
@@ -57,8 +57,10 @@ LINEWEIGHTS = (0, 5, 9, 13, 15, 18, 20, 25, 30, 35, 40, 50, 53, 60, 70, 80, 90, 
 MM_PER_PX = 0.15  # a design pixel as printed: a 3.2 px member is a 0.50 mm line
 
 
-def layer_for(item: LayoutItem, prim: Prim) -> str:
-    """The layer of one primitive of a drawn item."""
+def layer_for(item: LayoutItem | None, prim: Prim) -> str:
+    """The layer of one primitive of a drawn item (None: painted outside any item)."""
+    if item is None:
+        return "OTHER"
     if item.kind == "label":
         return "DIMENSIONS" if item.owner_type == "dimension" else "TEXT"
     if item.role == "angle":
