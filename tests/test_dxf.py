@@ -14,7 +14,6 @@ ones untouched, and the tools write DXF on request.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from collections import Counter
@@ -45,6 +44,7 @@ from structeval.render.result import FigureLayout  # noqa: E402
 
 from .conftest import ROOT  # noqa: E402
 from .dxf_reading import DxfPoints, nearest, open_dxf, read_points, similarity  # noqa: E402
+from .tool_modules import load_tool  # noqa: E402
 
 TOL = 1e-3  # image px: the DXF is rounded to 1e-9 drawing units, the record is exact
 
@@ -341,11 +341,7 @@ def test_add_dxf_changes_only_the_dxf_key(tmp_path: Path) -> None:
 
 
 def _tool(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"{name}_tool", ROOT / "tools" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.main
+    return load_tool(name).main
 
 
 def test_synthesize_dxf_and_render_missing_cli(tmp_path: Path) -> None:

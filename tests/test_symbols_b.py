@@ -412,17 +412,11 @@ def test_reader_refuses_bars_that_contradict_the_symbol() -> None:
 
 
 def test_check_drawings_tool_checks_a_changed_symbol_set(tmp_path: Any) -> None:
-    import importlib.util
-
     from click.testing import CliRunner
 
-    from .conftest import ROOT
+    from .tool_modules import load_tool
 
-    spec = importlib.util.spec_from_file_location("check_drawings_b",
-                                                  ROOT / "tools" / "check_drawings.py")
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = load_tool("check_drawings")
     runner = CliRunner()
     out = tmp_path / "r.json"
     done = runner.invoke(tool.main, ["--filter", "frame-classic-*", "--presentation",
