@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -269,11 +270,21 @@ def test_text_style_follows_the_script() -> None:
     assert style_for("30°") is TEXT_STYLES[-1]
     scene, _ = build_scene(_shipped("beam", 1)[0][1], "cad", None, "normal")
     scene.add_text("X", "figure", "note", "固定端 A", 14.0, (0.0, -400.0, 60.0, -386.0))
-    doc = ezdxf.read(_stream(scene_dxf(scene).data))
+    items = scene.layout.items
+    k = next(i for i, it in enumerate(items) if it.owner_type == "dimension"
+             and it.kind == "label")
+    items[k] = replace(items[k], text="四米")  # a dimension text in Chinese
+    data = scene_dxf(scene).data
+    doc = ezdxf.read(_stream(data))
     (text,) = [e for e in doc.modelspace().query("TEXT") if e.dxf.text == "固定端 A"]
     assert text.dxf.style == "LABELS_CJK"
     assert doc.styles.get("LABELS_CJK").dxf.font == "NotoSansCJK-Regular.ttc"
     assert {e.dxf.style for e in doc.modelspace().query("TEXT")} == {"LABELS", "LABELS_CJK"}
+    (dim,) = [d for d in doc.modelspace().query("DIMENSION") if d.dxf.text == "四米"]
+    assert dim.get_dxf_attrib("dimstyle") == "FIGURE"
+    (mtext,) = [e for e in doc.blocks.get(dim.dxf.geometry) if e.dxftype() == "MTEXT"]
+    assert mtext.dxf.style == "LABELS_CJK"  # the dimension draws its text in the CJK style
+    assert not open_dxf(data)[1].has_errors
 
 
 def test_render_with_dxf_draws_the_image_of_render_model() -> None:

@@ -224,7 +224,8 @@ class _Writer:
                 if index not in done:
                     used |= set(write_chain(self.msp, items, index, texts, self.to,
                                             self.length,
-                                            cap_height(scene.style.sizes["dim"])))
+                                            cap_height(scene.style.sizes["dim"]),
+                                            lambda t: self._text_style(style_for(t))))
                     done.add(index)
                 continue
             if index in used:

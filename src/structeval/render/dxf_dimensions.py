@@ -90,9 +90,10 @@ def dimstyle_attribs(units: Callable[[float], float], tick: float, overshoot: fl
 
 def write_chain(msp: Any, items: Sequence[LayoutItem], k: int, texts: dict[Interval, list[int]],
                 to_dxf: Callable[[XY], XY], units: Callable[[float], float],
-                default_cap: float) -> list[int]:
+                default_cap: float, text_style: Callable[[str], str]) -> list[int]:
     """The chain at item ``k`` as one DIMENSION per interval on layer DIMENSIONS; returns
-    the text items it used (the others, beyond one per interval, are the caller's)."""
+    the text items it used (the others, beyond one per interval, are the caller's).
+    ``text_style`` names (and makes) the text style a text needs."""
     g = items[k].glyph
     assert g is not None
     ticks, inner = g.paths["ticks"], g.paths["ext_inner"]
@@ -111,7 +112,7 @@ def write_chain(msp: Any, items: Sequence[LayoutItem], k: int, texts: dict[Inter
             cap = label.glyph.lengths["cap"] if label.glyph is not None else default_cap
             if abs(cap - default_cap) > 1e-9:
                 override["dimtxt"] = units(cap)
-            style = style_for(text).name
+            style = text_style(text)
             if style != style_for("").name:
                 override["dimtxsty"] = style
         dim = msp.add_linear_dim(base=to_dxf(ticks[j]), p1=to_dxf(inner[j]),
