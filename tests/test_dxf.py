@@ -445,3 +445,21 @@ def test_readme_documents_the_layers_as_written() -> None:
     for layer in LAYERS:
         if rows[layer.name]:
             assert rows[layer.name] == set(layer.entities), layer.name
+
+
+def test_an_ezdxf_failure_is_a_typed_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever ezdxf refuses becomes a RenderError (exit 2 with a sentence in the tools),
+    and ezdxf's global option is restored."""
+    from structeval.render import dxf as writer
+    from structeval.render.errors import RenderError
+
+    def refuse(self: Any) -> None:
+        raise ezdxf.DXFValueError("no such thing")
+
+    monkeypatch.setattr(writer._Writer, "write", refuse)
+    before = ezdxf.options.write_fixed_meta_data_for_testing
+    with pytest.raises(RenderError, match="ezdxf cannot write this figure as DXF"):
+        render_dxf(_shipped("beam", 1)[0][1])
+    assert ezdxf.options.write_fixed_meta_data_for_testing == before
+    src = next((DATA_DIR / "raw_models").glob("beam-s1-*.json"))
+    assert _tool("render")([str(src), "-o", "/dev/null/x.dxf"]) == 2

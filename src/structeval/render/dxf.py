@@ -307,11 +307,14 @@ def scene_dxf(scene: Scene) -> DxfFigure:
     """The DXF file of a laid-out scene (see the module docstring)."""
     ezdxf = _ezdxf()
     units = drawing_units(scene.shown, scene.k)
-    with _fixed_metadata(ezdxf):
-        writer = _Writer(ezdxf, scene, units)
-        writer.setup()
-        writer.write()
-        data = writer.encode()
+    try:
+        with _fixed_metadata(ezdxf):
+            writer = _Writer(ezdxf, scene, units)
+            writer.setup()
+            writer.write()
+            data = writer.encode()
+    except ezdxf.DXFError as exc:  # a typed refusal, never a traceback
+        raise RenderError(f"ezdxf cannot write this figure as DXF: {exc}") from exc
     return DxfFigure(data, units, scene.k)
 
 
