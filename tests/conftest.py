@@ -81,6 +81,21 @@ def shipped_figures():  # type: ignore[no-untyped-def]
     REPORTS.append(TIMINGS.report())
 
 
+@pytest.fixture(scope="session")
+def shipped_figures_b():  # type: ignore[no-untyped-def]
+    """Every shipped task re-drawn with symbol set b (layout-only path), shared by the
+    readability proof and the legibility tests of that set."""
+    from structeval.dataset import DATA_DIR
+
+    from .shipped_figures import TIMINGS_B, build
+
+    figures = build(DATA_DIR, TIMINGS_B, symbols="b")
+    if not figures:
+        pytest.fail(f"no raw problems in {DATA_DIR}")
+    yield figures
+    REPORTS.append(TIMINGS_B.report())
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
     for text in REPORTS:
         terminalreporter.write_line("")

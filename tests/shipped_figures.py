@@ -45,26 +45,32 @@ class Timings:
     def add(self, step: str, seconds: float) -> None:
         self.seconds[step] = self.seconds.get(step, 0.0) + seconds
 
+    title: str = "readability over {tasks} shipped tasks"
+
     def report(self) -> str:
         parts = [f"{step} {1000 * s / max(self.tasks, 1):.0f} ms"
                  for step, s in self.seconds.items()]
-        return (f"readability over {self.tasks} shipped tasks, per task: " + ", ".join(parts)
+        return (self.title.format(tasks=self.tasks) + ", per task: " + ", ".join(parts)
                 + f"; {sum(self.seconds.values()):.1f} s in all")
 
 
 TIMINGS = Timings()
+TIMINGS_B = Timings(title="symbol set b over {tasks} shipped structures")
 
 
-def build(data_dir: Path) -> list[ShippedFigure]:
+def build(data_dir: Path, timings: Timings = TIMINGS, **factors: str) -> list[ShippedFigure]:
+    """Every task's layout in its own presentation, or with ``factors`` changed (e.g.
+    ``symbols="b"``: the shipped structures re-drawn in the other symbol set)."""
     out = []
     for path in sorted((data_dir / RAW_DIR).glob("*.json")):
         _, block, model = read_raw(path)
         image = block["image"]
         start = time.perf_counter()
-        layout = layout_model(model, seed=image["seed"], presentation=presentation_of(block),
+        shown = presentation_of(block).with_(**factors)
+        layout = layout_model(model, seed=image["seed"], presentation=shown,
                               category=block["category"])
         record = json.loads(json.dumps(layout.layout_json()))  # exactly what a file would hold
-        TIMINGS.add("layout", time.perf_counter() - start)
+        timings.add("layout", time.perf_counter() - start)
         out.append(ShippedFigure(block["id"], block, model, layout, record))
-    TIMINGS.tasks = len(out)
+    timings.tasks = len(out)
     return out

@@ -4,9 +4,11 @@
     python tools/check_drawings.py                      # every raw problem in data/
     python tools/check_drawings.py --filter 'truss-*'   # some of them
     python tools/check_drawings.py --data-dir DIR --json report.json
+    python tools/check_drawings.py --presentation symbols=b   # every task in symbol set b
 
-Each task is laid out exactly as its image is drawn (presentation, style and seed
-from its raw file, the layout-only path of ``structeval.render``) and checked with
+Each task is laid out exactly as its image is drawn (style, seed and presentation from
+its raw file, the layout-only path of ``structeval.render``; ``--presentation`` changes
+a factor for every task) and checked with
 ``structeval.render.legibility.check``. Exit status: 0 when every drawing satisfies
 every rule, 1 when some do not (each violation is printed with its reason), 2 when
 the data cannot be read.
@@ -25,6 +27,7 @@ from structeval.dataset import DATA_DIR
 from structeval.dataset.paths import RAW_DIR
 from structeval.dataset.rawfile import presentation_of, read_raw
 from structeval.model import StructEvalError
+from structeval.presentation import PresentationError, parse_selectors
 from structeval.render import layout_model
 from structeval.render.legibility import check
 
@@ -36,9 +39,19 @@ from structeval.render.legibility import check
               help="Only task ids matching this glob.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write {task id: [violations]} to this file.")
-def main(data_dir: Path, pattern: str, json_out: Path | None) -> None:
+@click.option("--presentation", "changes", multiple=True, metavar="KEY=VALUE",
+              help="Check every task with this factor changed (repeatable), e.g. symbols=b.")
+def main(data_dir: Path, pattern: str, json_out: Path | None, changes: tuple[str, ...]) -> None:
     """Legibility rules over the drawings of a data folder."""
     from tqdm import tqdm
+
+    try:
+        chosen = parse_selectors(changes)
+    except PresentationError as exc:
+        raise click.BadParameter(str(exc), param_hint="--presentation") from None
+    if any(len(v) != 1 for v in chosen.values()):
+        raise click.BadParameter("give one value per factor", param_hint="--presentation")
+    override = {k: next(iter(v)) for k, v in chosen.items()}
 
     paths = [p for p in sorted((data_dir / RAW_DIR).glob("*.json"))
              if fnmatch.fnmatchcase(p.stem, pattern)]
@@ -50,7 +63,8 @@ def main(data_dir: Path, pattern: str, json_out: Path | None) -> None:
         for path in tqdm(paths, desc="drawings", unit="task"):
             _, block, model = read_raw(path)
             image = block["image"]
-            layout = layout_model(model, seed=image["seed"], presentation=presentation_of(block),
+            shown = presentation_of(block).with_(**override)
+            layout = layout_model(model, seed=image["seed"], presentation=shown,
                                   category=block["category"])
             found[block["id"]] = [str(v) for v in check(layout)]
     except StructEvalError as exc:

@@ -9,6 +9,8 @@
     python tools/synthesize.py --list-families                     # what --family accepts
     python tools/synthesize.py --classics                          # the hand-authored problems
     python tools/synthesize.py --render-missing                    # draw images that are missing
+    python tools/synthesize.py --count 30 --seed 1 --dxf           # each task also as a DXF file
+    python tools/synthesize.py --render-missing --dxf --filter 'beam-*'  # give tasks a DXF
 
 Then run ``python tools/generate_gt.py`` to solve them into ground truth.
 The same arguments always write the same bytes.
@@ -23,10 +25,16 @@ import click
 
 from structeval.dataset import CATEGORIES, DATA_DIR
 from structeval.dataset.fingerprint import fingerprint
-from structeval.dataset.images import renderer_status
+from structeval.dataset.images import dxf_status, renderer_status
 from structeval.dataset.paths import is_safe_name
 from structeval.dataset.rawfile import read_raw
-from structeval.dataset.store import fingerprints_in, render_missing, write_problem
+from structeval.dataset.store import (
+    add_dxf,
+    fingerprints_in,
+    render_missing,
+    with_dxf,
+    write_problem,
+)
 from structeval.generation.classics import classic_problems
 from structeval.generation.families import POOLS, catalogue
 from structeval.generation.generator import least_presentation_score, synthesize
@@ -103,13 +111,21 @@ def core_fingerprints(out: Path) -> set[str]:
 @click.option("--recipe", type=click.Choice(sorted(RECIPES)),
               help="Write the shipped splits hard and matched as the recipe plans them "
                    "(structeval.generation.recipe); the same bytes every time.")
+@click.option("--dxf", is_flag=True,
+              help="Each task also ships as a DXF drawing (problem.dxf; needs ezdxf). With "
+                   "--render-missing: give every raw problem (matching --filter) that has "
+                   "none a DXF (its raw file changes: run generate_gt.py after).")
 @click.option("--render-missing", "render_only", is_flag=True,
-              help="Only draw the images of raw problems that have none.")
-@click.option("--force", is_flag=True, help="With --render-missing: redraw every image.")
+              help="Only draw the images (and DXF files) of raw problems that have none.")
+@click.option("--filter", "pattern", default="*", show_default=True,
+              help="With --render-missing: only task ids matching this glob.")
+@click.option("--force", is_flag=True, help="With --render-missing: redraw every image "
+                                            "and DXF file.")
 def main(count: int | None, seed: int, category: str | None, difficulty: int | None, pool: str,
          hard: bool, families: tuple[str, ...], min_members: int,
          presentation: tuple[str, ...], list_families: bool, split: str, out: Path,
-         images: bool, classics: bool, recipe: str | None, render_only: bool,
+         images: bool, classics: bool, recipe: str | None, dxf: bool, render_only: bool,
+         pattern: str,
          force: bool) -> None:
     """Generate well-posed, distinct problems reproducibly from a seed."""
     if list_families:
@@ -129,10 +145,16 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
     if (images or render_only) and status != "available":
         raise click.UsageError(f"the renderer is {status}; use --no-images to write raw "
                                "models only and --render-missing later")
+    if dxf and (images or render_only) and dxf_status() != "available":
+        raise click.UsageError(f"DXF drawings are {dxf_status()}")
     try:
         if render_only:
-            drawn = render_missing(out, force=force, progress=True)
-            click.echo(f"drew {len(drawn)} image(s) in {out}")
+            added = add_dxf(out, pattern) if dxf else []
+            drawn = render_missing(out, force=force, progress=True, pattern=pattern)
+            click.echo(f"drew the missing drawings of {len(drawn)} problem(s) in {out}")
+            if added:
+                click.echo(f"gave {len(added)} problem(s) a DXF drawing; their raw files "
+                           "changed: now run `python tools/generate_gt.py`")
             return
         if classics:
             problems = classic_problems()
@@ -154,7 +176,7 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
         from tqdm import tqdm
 
         for problem in tqdm(problems, desc="writing", unit="problem"):
-            write_problem(problem, out, images=images)
+            write_problem(with_dxf(problem) if dxf else problem, out, images=images)
     except StructEvalError as exc:  # dataset or renderer refusal, explained
         click.echo(str(exc), err=True)
         sys.exit(2)

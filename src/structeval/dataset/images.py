@@ -1,15 +1,18 @@
-"""The picture of a problem, drawn by :mod:`structeval.render` (kept behind one function).
+"""The pictures of a problem, drawn by :mod:`structeval.render` (kept behind these functions).
 
-Images are derived data: the raw file records the style and seed, so
-``python tools/synthesize.py --render-missing`` can redraw any image the same way.
+Images and DXF drawings are derived data: the raw file records the style, seed and
+presentation (and, in ``problem.dxf``, whether a DXF is wanted), so
+``python tools/synthesize.py --render-missing`` can redraw any of them the same way.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..model.types import Model
 from ..presentation import Presentation
+from .rawfile import presentation_of
 
 
 def renderer_status() -> str:
@@ -21,11 +24,20 @@ def renderer_status() -> str:
     return "available"
 
 
+def dxf_status() -> str:
+    """"available", or why DXF drawings cannot be written (ezdxf missing)."""
+    try:
+        import ezdxf  # noqa: F401
+    except ImportError as exc:
+        return f"unavailable ({exc}): pip install 'structeval[dxf]' or pip install ezdxf"
+    return "available"
+
+
 def render_image(model: Model, style: str, seed: int, path: Path, *,
                  presentation: Presentation | None = None, category: str | None = None) -> None:
     """Draw ``model`` into ``path`` (deterministic bytes for the same inputs): the task's
-    figure in its ``presentation`` (language, style; notes under the figure), or a bare
-    figure in ``style`` when none is given."""
+    figure in its ``presentation`` (language, style, symbols; notes under the figure), or
+    a bare figure in ``style`` when none is given."""
     from ..render import render_model
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -35,3 +47,25 @@ def render_image(model: Model, style: str, seed: int, path: Path, *,
         render_model(model, seed=seed, presentation=presentation.with_(style=style),
                      category=category).save(path)
 
+
+def render_drawings(model: Model, block: dict[str, Any], image: Path | None,
+                    dxf: Path | None) -> None:
+    """Draw a problem's image and/or DXF (either may be None: not wanted) from its
+    ``problem`` block, as the task is shown; with both, the figure is laid out once."""
+    from ..render.dxf import render_dxf, render_with_dxf
+
+    style, seed = block["image"]["style"], block["image"]["seed"]
+    shown = presentation_of(block).with_(style=style)
+    category = block.get("category")
+    if dxf is None:
+        if image is not None:
+            render_image(model, style, seed, image, presentation=shown, category=category)
+        return
+    dxf.parent.mkdir(parents=True, exist_ok=True)
+    if image is None:
+        render_dxf(model, presentation=shown, seed=seed, category=category).save(dxf)
+        return
+    picture, drawing = render_with_dxf(model, seed=seed, presentation=shown, category=category)
+    image.parent.mkdir(parents=True, exist_ok=True)
+    picture.save(image)
+    drawing.save(dxf)

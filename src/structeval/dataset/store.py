@@ -2,32 +2,42 @@
 
 Raw files are written with ``\\n`` line ends and fixed formatting, so the same
 problem always gives the same bytes (and the same sha256 in its ground truth).
+A problem's drawings (its image and, when ``problem.dxf`` asks for one, its DXF file)
+are written beside each other in ``images/``.
 """
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from .errors import DatasetError
 from .fingerprint import fingerprint
-from .images import render_image
+from .images import render_drawings
 from .paths import IMAGE_DIR, RAW_DIR, image_path, raw_path
 from .problem import Problem
-from .rawfile import presentation_of, read_raw, render_document
+from .rawfile import read_raw, render_document
+
+
+def dxf_target(out_dir: Path, block: dict[str, Any]) -> Path | None:
+    """Where the problem's DXF file goes, or None when its block asks for none."""
+    dxf = block.get("dxf")
+    return image_path(out_dir, dxf["file"]) if isinstance(dxf, dict) else None
 
 
 def write_problem(problem: Problem, out_dir: Path, *, images: bool) -> Path:
+    """The raw file, and with ``images`` its drawings (the image, and the DXF when the
+    problem block asks for one)."""
     path = raw_path(out_dir, problem.id)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_document(problem.block, problem.model), encoding="utf-8",
                     newline="\n")
     if images:
-        image = problem.block["image"]
-        render_image(problem.model, image["style"], image["seed"],
-                     image_path(out_dir, image["file"]),
-                     presentation=presentation_of(problem.block),
-                     category=problem.block["category"])
+        render_drawings(problem.model, problem.block,
+                        image_path(out_dir, problem.block["image"]["file"]),
+                        dxf_target(out_dir, problem.block))
     return path
 
 
@@ -47,21 +57,57 @@ def fingerprints_in(out_dir: Path, *, except_ids: Iterable[str] = ()) -> set[str
     return found
 
 
-def render_missing(out_dir: Path, *, force: bool = False, progress: bool = False) -> list[str]:
-    """Draw the image of every raw problem that has none (all of them with ``force``)."""
-    paths: Iterable[Path] = sorted((out_dir / RAW_DIR).glob("*.json"))
+def dxf_block(problem_id: str) -> dict[str, str]:
+    """The ``problem.dxf`` block of a task whose DXF file sits beside its image."""
+    return {"file": f"{problem_id}.dxf"}
+
+
+def with_dxf(problem: Problem) -> Problem:
+    """The problem with a ``problem.dxf`` block (it keeps one it has)."""
+    if problem.block.get("dxf") is not None:
+        return problem
+    return Problem({**problem.block, "dxf": dxf_block(problem.id)}, problem.model)
+
+
+def add_dxf(out_dir: Path, pattern: str = "*") -> list[str]:
+    """Give every raw problem matching ``pattern`` that has no ``problem.dxf`` one
+    (the file is rewritten with that one key added, every other byte kept, so its
+    sha256 changes: run ``tools/generate_gt.py`` afterwards). Returns the ids changed."""
+    changed = []
+    for path in _raw_files(out_dir, pattern):
+        _, block, model = read_raw(path)
+        if block.get("dxf") is None:
+            block["dxf"] = dxf_block(block["id"])
+            path.write_text(render_document(block, model), encoding="utf-8", newline="\n")
+            changed.append(block["id"])
+    return changed
+
+
+def _raw_files(out_dir: Path, pattern: str) -> list[Path]:
+    return [p for p in sorted((out_dir / RAW_DIR).glob("*.json"))
+            if fnmatch.fnmatchcase(p.stem, pattern)]
+
+
+def render_missing(out_dir: Path, *, force: bool = False, progress: bool = False,
+                   pattern: str = "*") -> list[str]:
+    """Draw the image, and the DXF its block asks for, of every raw problem (matching
+    ``pattern``) that lacks them (all of them with ``force``); drawings already there are
+    left untouched."""
+    paths: Iterable[Path] = _raw_files(out_dir, pattern)
     if progress:
         from tqdm import tqdm
 
-        paths = tqdm(paths, desc="images", unit="image")
+        paths = tqdm(paths, desc="drawings", unit="problem")
     drawn = []
     (out_dir / IMAGE_DIR).mkdir(parents=True, exist_ok=True)
     for path in paths:
         _, block, model = read_raw(path)
-        image = block["image"]
-        target = image_path(out_dir, image["file"])
-        if force or not target.is_file():
-            render_image(model, image["style"], image["seed"], target,
-                         presentation=presentation_of(block), category=block["category"])
+        image = image_path(out_dir, block["image"]["file"])
+        dxf = dxf_target(out_dir, block)
+        want_image = force or not image.is_file()
+        want_dxf = dxf is not None and (force or not dxf.is_file())
+        if want_image or want_dxf:
+            render_drawings(model, block, image if want_image else None,
+                            dxf if want_dxf else None)
             drawn.append(block["id"])
     return drawn

@@ -121,7 +121,7 @@ def compose_page(figure: Scene, seed: int, language: str, category: str | None) 
     fx0, fy0, fx1, fy1 = _figure_box(figure)
     text_width = max(fx1 - fx0 + 2 * FIGURE_ROOM, MIN_TEXT_WIDTH)
     width = text_width + 2 * MARGIN
-    page = Scene(figure.style, figure.k, Layout())
+    page = Scene(figure.style, figure.k, Layout(), shown=figure.shown)
     name = "page" if language == "zh" else "print"
     ts = _Typesetter(page, MARGIN, text_width, name)
     with lettering(name):

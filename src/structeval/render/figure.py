@@ -10,7 +10,7 @@ from typing import Any
 
 from ..model.parse import parse_model
 from ..model.types import Model
-from ..presentation import FACTORS, Presentation
+from ..presentation import FACTORS, Presentation, PresentationError
 from .arrows import LabelRequest
 from .degrade import degrade, tilt_map
 from .dimensions import distinct, draw_dimensions, features, plan_dimensions
@@ -44,7 +44,7 @@ MIN_LONG_SIDE = 1600  # px: delivered figures are at least this large on their l
 ROOMIER = (1.0, 1.3, 1.7)  # scale factors tried in turn while a layout is too crowded
 MAX_GROWN_PX = 3000.0  # the larger side of a structure enlarged for room
 #: presentation factors this renderer draws; the others must keep their default value
-DRAWN_FACTORS = ("language", "style")
+DRAWN_FACTORS = ("language", "style", "symbols")
 
 
 @dataclass(frozen=True)
@@ -191,9 +191,12 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
     return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
 
 
-def lay_out(model: Model, style: Style, k: float) -> tuple[Scene, dict[str, str]]:
-    """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels."""
-    scene = Scene(style, k)
+def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = None,
+            ) -> tuple[Scene, dict[str, str]]:
+    """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels,
+    in the presentation ``shown`` (its dimensioning, values and units)."""
+    shown = shown or Presentation()
+    scene = Scene(style, k, shown=shown)
     draw_members(scene, model)
     draw_hinges(scene, model)
     requests = draw_supports(scene, model)
@@ -211,8 +214,18 @@ def crowded(scene: Scene) -> bool:
     return bool(check(rec, {k: v for k, v in RULES.items() if k != "size"}))
 
 
+def as_presentation(presentation: Presentation | Mapping[str, str] | None) -> Presentation:
+    if presentation is None or isinstance(presentation, Presentation):
+        return presentation or Presentation()
+    try:
+        return Presentation.from_json(presentation)
+    except PresentationError as exc:
+        raise RenderError(str(exc)) from None
+
+
 def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float | None,
                 scheme: str, seed: int = 0, wording: Wording | None = None,
+                shown: Presentation | None = None,
                 ) -> tuple[Scene, dict[str, str]]:
     """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
     first layout is too crowded to satisfy the legibility rules. Then its notes block
@@ -223,12 +236,13 @@ def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float
     words = wording or Wording()
     with lettering(st.lettering):
         if scale is not None:
-            scene, letters = lay_out(parsed, st, resolve_scale(parsed, scale))
+            scene, letters = lay_out(parsed, st, resolve_scale(parsed, scale), shown)
         else:
             k = auto_scale(parsed)
             span = _span(parsed)
             for grow in ROOMIER:
-                scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)))
+                scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)),
+                                         shown)
                 if not crowded(scene):
                     break
         if words.notes:
@@ -247,27 +261,29 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str | None = Non
                  seed: int = 0, highlight: Mapping[str, Any] | None = None,
                  scale: float | None = None, *, scheme: str = "normal",
                  min_long_side: int | None = MIN_LONG_SIDE, zoom: float | None = None,
-                 presentation: Presentation | None = None, category: str | None = None,
-                 ) -> RenderResult:
+                 presentation: Presentation | Mapping[str, str] | None = None,
+                 category: str | None = None) -> RenderResult:
     """Draw ``model`` as an exam figure: members, hinges, supports, loads with values,
     dimension chains and point letters, with no label touching anything else.
 
     ``style`` is cad (the default), textbook, scanned, sketch or exam-page.
-    ``presentation`` draws the figure of a task shown in that presentation (its style,
-    and the notes block under the figure in its language; an exam page's statement in
-    that language, naming the ``category``); without it the figure is bare (no notes)
-    and in English. ``highlight`` maps ids to colours: a bare id ("L3") colours every
-    element with that id; "point:P1", "link:L1", "support:S1", "load:LD2" name one kind;
-    "hinge:L1:A" (a released end) and "hinge:P4" (a joint circle) name hinges.
-    ``scheme="ghost"`` draws everything in pale colours. ``scale`` is design pixels per
-    metre (default: fitted). The figure is enlarged as a whole until its long side is at
-    least ``min_long_side`` px (0 or None: its natural size, e.g. for thumbnails in
-    reports), or by exactly ``zoom``.
+    ``presentation`` (a :class:`Presentation` or its JSON block) draws the figure of a
+    task shown in that presentation: its style, its symbol set, the notes block under
+    the figure in its language, an exam page's statement in that language (naming the
+    ``category``); without it the figure is bare (no notes), in English, symbol set a.
+    ``highlight`` maps ids to colours: a bare id ("L3") colours every element with that
+    id; "point:P1", "link:L1", "support:S1", "load:LD2" name one kind; "hinge:L1:A" (a
+    released end) and "hinge:P4" (a joint circle) name hinges. ``scheme="ghost"`` draws
+    everything in pale colours. ``scale`` is design pixels per metre (default: fitted).
+    The figure is enlarged as a whole until its long side is at least ``min_long_side``
+    px (0 or None: its natural size, e.g. for thumbnails in reports), or by exactly
+    ``zoom``.
     """
     colours = parse_highlight(highlight)
-    name = resolve_style(style, presentation)
+    shown = None if presentation is None else as_presentation(presentation)
+    name = resolve_style(style, shown)
     scene, letters = build_scene(model, name, scale, scheme, seed,
-                                 Wording.of(presentation, category))
+                                 Wording.of(shown, category), shown)
     return finish(scene, scene.style, seed, colours, letters, min_long_side=min_long_side,
                   zoom=zoom)
 
@@ -275,13 +291,14 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str | None = Non
 def layout_model(model: Model | Mapping[str, Any] | str, style: str | None = None,
                  seed: int = 0, scale: float | None = None, *, scheme: str = "normal",
                  min_long_side: int | None = MIN_LONG_SIDE, zoom: float | None = None,
-                 presentation: Presentation | None = None, category: str | None = None,
-                 ) -> FigureLayout:
+                 presentation: Presentation | Mapping[str, str] | None = None,
+                 category: str | None = None) -> FigureLayout:
     """The layout record :func:`render_model` would return with the same arguments,
     without drawing a pixel (the scanned tilt included): for checks over many figures."""
-    name = resolve_style(style, presentation)
+    shown = None if presentation is None else as_presentation(presentation)
+    name = resolve_style(style, shown)
     scene, letters = build_scene(model, name, scale, scheme, seed,
-                                 Wording.of(presentation, category))
+                                 Wording.of(shown, category), shown)
     canvas, items = delivered(scene, scene.style, seed, min_long_side, zoom)
     return FigureLayout(items, letters, scene.k, scene.style.name, seed, canvas.width,
                         canvas.height, canvas.zoom)

@@ -18,8 +18,14 @@ vocabulary, per ``type``:
   every member there released) or ``end`` (beside the joint on one member).
 * ``support``: ``attach`` (the joint), ``ground`` (a point on the ground side),
   ``ground_line`` (the rolling surface, rails or wall), ``size`` (attach → ground line),
-  ``hatch_len``, ``hatch_gap``; facts ``symbol`` (pin, roller, fixed, slider),
-  ``set`` (the symbol convention), ``hatch_count``.
+  ``hatch_len``, ``hatch_gap``; facts ``symbol``, ``set`` (the symbol convention),
+  ``hatch_count``. Set ``a`` symbols: pin, roller, fixed, slider. Set ``b`` (link bars,
+  :mod:`.link_supports`): ``link`` (one bar), ``two-links`` (two bars meeting at the
+  joint), ``parallel-links`` (two parallel bars), ``wall``; their bars are the paths
+  ``bar_joint`` and ``bar_ground`` (per bar, the centres of its joint-side circle — the
+  joint's own hinge circle when it has one — and of its ground-side circle), with
+  ``bar_r`` (their circles' radius) and fact ``bars`` (how many). A bar restrains the
+  direction along it.
 * ``arrow`` (a force): ``tail``, ``tip``, ``head``, ``head_width``.
 * ``row`` (a distributed load): ``tips`` and ``tails`` of its arrows, one per
   station in order along the load (a zero-length arrow has tip = tail), ``head``.

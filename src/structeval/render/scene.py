@@ -11,6 +11,7 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 
+from ..presentation import Presentation
 from .fonts import cap_height, current_lettering, text_size
 from .glyphs import Anchor, Glyph
 from .layout import Layout
@@ -66,6 +67,7 @@ class Painted:
     prim: Prim
     layer: int
     keys: tuple[str, ...]  # highlight keys, most specific first
+    item: int = -1  # index of the layout item it draws (-1: none), for writers of other formats
 
 
 def prim_bbox(p: Prim) -> Rect:
@@ -124,6 +126,7 @@ class Scene:
     layout: Layout = field(default_factory=Layout)
     painted: list[Painted] = field(default_factory=list)
     page: Rect | None = None  # the sheet a page style draws on (else: fitted to the drawing)
+    shown: Presentation = field(default_factory=Presentation)
 
     def px(self, x: float, y: float) -> XY:
         return (x * self.k, -y * self.k)
@@ -134,8 +137,9 @@ class Scene:
             anchor: Anchor | None = None) -> int:
         """Register one drawn thing; its shapes default to the primitives' boxes."""
         all_keys = (*keys, f"{owner_type}:{owner}", owner)
+        index = len(self.layout.items)
         for prim, layer in prims:
-            self.painted.append(Painted(prim, layer, all_keys))
+            self.painted.append(Painted(prim, layer, all_keys, index))
         if shapes is None:
             shapes = [Box(prim_bbox(p)) for p, _ in prims]
         return self.layout.add(kind, owner, owner_type, role, shapes, text, glyph, anchor)

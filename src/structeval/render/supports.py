@@ -1,7 +1,9 @@
 """Support symbols, drawn on the side of the joint where they read naturally.
 
 Rollers and sliders restrain one direction, fixed by ``angleDeg`` (FORMAT.md
-S2/S3); the symbol's axis follows it exactly. Their constraint is bilateral, so
+S2/S3); the symbol's axis follows it exactly. Two symbol conventions exist (the
+presentation's ``symbols``): set a here, set b (link bars) in :mod:`.link_supports`;
+both stand on the side this module chooses. Their constraint is bilateral, so
 which of the two sides the symbol sits on is free: it goes on the side away
 from the members. Pins and fixed supports ignore ``angleDeg`` (S1), so their
 side comes from the geometry alone.
@@ -16,18 +18,10 @@ from ..model.semantics import unit
 from ..model.types import Model, Support, SupportKind
 from .arrows import LabelRequest, angle_mark
 from .glyphs import Anchor, Glyph
+from .ground import frame_line, hatch
+from .link_supports import link_symbol_prims
 from .members import HINGE_R, directions_at, joint_hinged
-from .scene import (
-    LAYER_SUPPORT,
-    LAYER_THIN,
-    Disc,
-    Fill,
-    Prim,
-    Scene,
-    Stroke,
-    frame_point,
-    outline_shapes,
-)
+from .scene import LAYER_SUPPORT, Disc, Fill, Prim, Scene, frame_point, outline_shapes
 from .shapes import XY
 
 DOWN, LEFT, RIGHT, UP = (0.0, 1.0), (-1.0, 0.0), (1.0, 0.0), (0.0, -1.0)
@@ -86,25 +80,6 @@ def ground_side(scene: Scene, model: Model, support: Support) -> XY:
     return _first_free([DOWN, LEFT, RIGHT, UP], dirs)
 
 
-def _hatch(o: XY, u: XY, v: XY, u0: float, u1: float, v0: float, depth: float,
-           width: float, step: float) -> list[tuple[Prim, int]]:
-    """Ground hatching: short strokes below the line v = v0, between u0 and u1."""
-    out: list[tuple[Prim, int]] = []
-    k = 0
-    while u0 + k * step <= u1 + 1e-9:
-        uu = u0 + k * step
-        out.append((Stroke((frame_point(o, u, v, uu, v0),
-                            frame_point(o, u, v, uu - depth, v0 + depth)), width, "hatch"),
-                    LAYER_THIN))
-        k += 1
-    return out
-
-
-def _line(o: XY, u: XY, v: XY, a: tuple[float, float], b: tuple[float, float], width: float,
-          ) -> tuple[Prim, int]:
-    return Stroke((frame_point(o, u, v, *a), frame_point(o, u, v, *b)), width, "ink"), LAYER_SUPPORT
-
-
 @dataclass(frozen=True)
 class Symbol:
     """A support symbol's geometry in its local frame (u along the ground, v into it).
@@ -134,16 +109,24 @@ SYMBOLS = {
 
 def support_prims(scene: Scene, model: Model, support: Support,
                   ) -> tuple[list[tuple[Prim, int]], tuple[XY, XY], Glyph]:
-    """The symbol, its ground line (whose tilt states the angle of a roller/slider) and
-    what a reader sees of it."""
+    """The symbol in the presentation's symbol set, its ground line (whose tilt states the
+    angle of a roller/slider) and what a reader sees of it."""
     p = model.point(support.at)
     o = scene.px(p.x, p.y)
     v = ground_side(scene, model, support)
     u = (-v[1], v[0])
+    hinged = joint_hinged(model, support.at)
+    if scene.shown.symbols == "b":
+        return link_symbol_prims(scene, support.kind, o, u, v, hinged)
+    return _set_a_prims(scene, support.kind, o, u, v, hinged)
+
+
+def _set_a_prims(scene: Scene, kind: SupportKind, o: XY, u: XY, v: XY, hinged: bool,
+                 ) -> tuple[list[tuple[Prim, int]], tuple[XY, XY], Glyph]:
+    """Set a: pin triangle, roller triangle on wheels, fixed wall, slider block on rails."""
     st = scene.style
     lw, thin = st.line_width, st.thin_width
-    top = HINGE_R if joint_hinged(model, support.at) else 0.0
-    kind = support.kind
+    top = HINGE_R if hinged else 0.0
     sym = SYMBOLS[kind]
     prims: list[tuple[Prim, int]] = []
     base = top + sym.ground_v
@@ -158,22 +141,22 @@ def support_prims(scene: Scene, model: Model, support: Support,
                 prims.append((Disc(frame_point(o, u, v, uu, top + h + WHEEL_R), WHEEL_R, "paper",
                                    "ink", lw), LAYER_SUPPORT))
             extra["wheel_r"] = WHEEL_R
-        prims.append(_line(o, u, v, (-sym.half, base), (sym.half, base), lw))
+        prims.append(frame_line(o, u, v, (-sym.half, base), (sym.half, base), lw))
     elif kind is SupportKind.FIXED:
         base = 0.0
-        prims.append(_line(o, u, v, (-sym.half, 0), (sym.half, 0), st.member_width * 1.25))
+        prims.append(frame_line(o, u, v, (-sym.half, 0), (sym.half, 0), st.member_width * 1.25))
     else:  # slider: a block gliding between two rails laid along the free direction
         near = 8.0
-        prims.append(_line(o, u, v, (0, 0), (0, 10.0), st.member_width))
+        prims.append(frame_line(o, u, v, (0, 0), (0, 10.0), st.member_width))
         block = tuple(frame_point(o, u, v, a, b) for a, b in ((-11, 10.0), (11, 10.0),
                                                               (11, 20.0), (-11, 20.0)))
         prims.append((Fill(block, "paper", "ink", lw), LAYER_SUPPORT))
-        prims.append(_line(o, u, v, (-sym.half, near), (-5, near), lw))
-        prims.append(_line(o, u, v, (5, near), (sym.half, near), lw))
-        prims.append(_line(o, u, v, (-sym.half, base), (sym.half, base), lw))
-    hatch = _hatch(o, u, v, sym.hatch_from, sym.hatch_to, base + (0.0 if base else 1.5),
-                   sym.hatch_depth, thin, sym.hatch_step)
-    prims += hatch
+        prims.append(frame_line(o, u, v, (-sym.half, near), (-5, near), lw))
+        prims.append(frame_line(o, u, v, (5, near), (sym.half, near), lw))
+        prims.append(frame_line(o, u, v, (-sym.half, base), (sym.half, base), lw))
+    strokes = hatch(o, u, v, sym.hatch_from, sym.hatch_to, base + (0.0 if base else 1.5),
+                    sym.hatch_depth, thin, sym.hatch_step)
+    prims += strokes
     ground = (frame_point(o, u, v, -sym.half, base), frame_point(o, u, v, sym.half, base))
     glyph = Glyph("support", points={"attach": o,
                                      "ground": frame_point(o, u, v, 0.0, base + sym.hatch_depth)},
@@ -181,7 +164,7 @@ def support_prims(scene: Scene, model: Model, support: Support,
                   lengths={"size": base, "width": 2 * sym.half,
                            "hatch_len": sym.hatch_depth * math.sqrt(2),
                            "hatch_gap": sym.hatch_step / math.sqrt(2), **extra},
-                  facts={"symbol": kind.value, "set": "a", "hatch_count": len(hatch)})
+                  facts={"symbol": kind.value, "set": "a", "hatch_count": len(strokes)})
     return prims, ground, glyph
 
 

@@ -4,8 +4,9 @@ A couple is only a couple if its arrowhead shows which way it turns: the arc
 sweeps most of a circle, the head is long compared with the text beside it, and
 nothing crosses the arc (bar the members and the support at its point) or touches
 the head. A support symbol is only its kind if its parts can be told apart: a fixed
-wall with many long hatch strokes, a pin's or roller's triangle, a roller's wheels. A second
-symbol set (link bars) adds its symbols' least sizes to ``SYMBOL_MIN``.
+wall with many long hatch strokes, a pin's or roller's triangle, a roller's wheels. The
+second symbol set (link bars) adds its symbols' least sizes to ``SYMBOL_MIN`` and its
+bar rules in :mod:`.link_symbols`.
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ import math
 
 from ..layout import LayoutItem
 from ..shapes import Capsule, Shape, polyline_capsules, touches
+from .link_symbols import link_bars, one_set
 from .record import Record, Violation, arc_points
 
 MIN_SWEEP_DEG = 270.0
 HEAD_TO_CAP = 0.8  # a couple's head at least this × the cap height of its value text
 #: per symbol: (least size attach → ground, least hatch strokes, least stroke length px)
 SYMBOL_MIN = {"pin": (18.0, 5, 8.0), "roller": (18.0, 5, 8.0), "slider": (18.0, 5, 8.0),
-              "fixed": (0.0, 7, 14.0)}
+              "fixed": (0.0, 7, 14.0),
+              # set b: link bars (one, two meeting, two parallel) and the wall
+              "link": (22.0, 5, 8.0), "two-links": (22.0, 5, 8.0),
+              "parallel-links": (30.0, 5, 8.0), "wall": (0.0, 7, 14.0)}
 MIN_HATCH_GAP = 3.5  # px between hatch strokes: closer ones merge into a grey bar
 MIN_WHEEL_R = 3.0
 MIN_GROUND = 30.0  # px: length of a ground line or wall
@@ -86,12 +91,17 @@ def couples(rec: Record) -> list[Violation]:
 
 
 def supports(rec: Record) -> list[Violation]:
-    out = []
+    out = one_set(rec)
     for it in rec.glyphs("support"):
         g = it.glyph
         assert g is not None
         symbol = str(g.facts["symbol"])
         who = f"{symbol} support {it.owner}"
+        if symbol not in SYMBOL_MIN:
+            out.append(Violation("supports", who, "is no known support symbol"))
+            continue
+        if g.facts.get("set") == "b":
+            out += link_bars(it)
         size, strokes, stroke_len = SYMBOL_MIN[symbol]
         if g.lengths["size"] < size:
             out.append(Violation("supports", who, f"the symbol is {g.lengths['size']:.1f} px "
