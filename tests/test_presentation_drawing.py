@@ -264,9 +264,10 @@ def test_the_page_rule_sees_a_statement_over_the_figure() -> None:
 
 def test_what_the_renderer_cannot_draw_is_refused() -> None:
     _, model = _task("beam")
-    with pytest.raises(RenderError, match="does not draw symbols=b"):
-        render_model(model, presentation=Presentation(symbols="b"))
-    with pytest.raises(RenderError, match="contradicts"):
-        render_model(model, style="cad", presentation=Presentation(style="sketch"))
+    with pytest.raises(RenderError, match="does not draw units=mm-kN"):
+        render_model(model, presentation=Presentation(units="mm-kN"))
+    # an explicit style wins over the presentation's
+    assert layout_model(model, style="cad", presentation=Presentation(style="sketch")).style \
+        == "cad"
     with pytest.raises(RenderError, match="unknown style"):
         layout_model(model, style="watercolour")

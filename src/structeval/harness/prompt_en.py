@@ -50,21 +50,26 @@ then gets Iz twice the default.
 
 ### supports
 {{"id": "S1", "at": {{"type": "point", "id": "A"}}, "kind": "pin", "angleDeg": 0}}; \
-at most one support per point. Kinds, and what "angleDeg" means in the picture:
-- "pin" (triangle on hatched ground): holds x and y, free to rotate. angleDeg is \
-ignored; write 0.
+at most one support per point. Drawings use one of two symbol conventions: the \
+symbols below, or link bars (a short bar with a small circle at each end, standing \
+on hatched ground; a bar holds the point only along itself). Kinds, and what \
+"angleDeg" means in the picture:
+- "pin" (triangle on hatched ground, or two link bars meeting at the point): holds x \
+and y, free to rotate. angleDeg is ignored; write 0.
 - "fixed" (member built into a hatched wall, clamped): holds x, y and rotation. \
 angleDeg is ignored; write 0.
-- "roller" (triangle on wheels): holds only the \
-direction perpendicular to its rolling surface, free to roll and rotate. angleDeg \
-is the direction in which it can roll: 0 for a roller on horizontal ground \
-(holds y), 90 for a roller against a vertical wall (holds x); for an inclined \
-rolling surface, the surface's angle.
-- "slider" (guided support: a block gliding between two rails): holds rotation \
-and the translation across the rails, free to slide along them. angleDeg is the \
-held direction (across the rails), not the sliding one: 90 for a slider that \
-slides horizontally (holds y and rotation), 0 for one that slides vertically \
-(holds x and rotation).
+- "roller" (triangle on wheels, or one link bar): holds only the \
+direction perpendicular to its rolling surface (along the bar), free to roll and \
+rotate. angleDeg is the direction in which it can roll: 0 for a roller on horizontal \
+ground or a vertical bar (holds y), 90 for a roller against a vertical wall or a \
+horizontal bar (holds x); for an inclined rolling surface, the surface's angle (a \
+bar stands square to that surface).
+- "slider" (guided support: a block gliding between two rails, or two parallel link \
+bars): holds rotation and the translation across the rails (along the bars), free \
+to slide along the rails (across the bars). angleDeg is the held direction (across \
+the rails, along the bars), not the sliding one: 90 for a slider that slides \
+horizontally (holds y and rotation), 0 for one that slides vertically (holds x and \
+rotation).
 
 ### loads
 Every load has "id", "kind" and "at": {{"type": "point", "id": ...}} or \

@@ -67,8 +67,9 @@ class Wording:
 
 
 def resolve_style(style: str | None, presentation: Presentation | None) -> str:
-    """The style to draw: the presentation's (an explicit ``style`` must agree), else
-    ``style``, else cad. Refuses presentation factors the renderer cannot draw yet."""
+    """The style to draw: an explicit ``style`` (it wins over the presentation's, so one
+    task can be drawn in every style), else the presentation's, else cad. Refuses
+    presentation factors the renderer cannot draw yet."""
     if presentation is None:
         return style or "cad"
     if not isinstance(presentation, Presentation):
@@ -79,10 +80,7 @@ def resolve_style(style: str | None, presentation: Presentation | None) -> str:
         defaults = ", ".join(f"{k}={v[0]}" for k, v in FACTORS.items() if k not in DRAWN_FACTORS)
         raise RenderError(f"this renderer does not draw {', '.join(undrawn)} yet (it draws "
                           f"{', '.join(DRAWN_FACTORS)}; the others must be {defaults})")
-    if style is not None and style != presentation.style:
-        raise RenderError(f"style {style!r} contradicts the presentation's style "
-                          f"{presentation.style!r}")
-    return presentation.style
+    return style or presentation.style
 
 
 def auto_scale(model: Model) -> float:
