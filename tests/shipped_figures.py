@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from structeval.dataset.images import block_presentation
 from structeval.dataset.paths import RAW_DIR
 from structeval.dataset.rawfile import read_raw
 from structeval.model.types import Model
@@ -61,7 +62,8 @@ def build(data_dir: Path) -> list[ShippedFigure]:
         _, block, model = read_raw(path)
         image = block["image"]
         start = time.perf_counter()
-        layout = layout_model(model, style=image["style"], seed=image["seed"])
+        layout = layout_model(model, style=image["style"], seed=image["seed"],
+                              presentation=block_presentation(block))
         record = json.loads(json.dumps(layout.layout_json()))  # exactly what a file would hold
         TIMINGS.add("layout", time.perf_counter() - start)
         out.append(ShippedFigure(block["id"], block, model, layout, record))

@@ -22,6 +22,7 @@ from pathlib import Path
 import click
 
 from structeval.dataset import DATA_DIR
+from structeval.dataset.images import block_presentation
 from structeval.dataset.paths import RAW_DIR
 from structeval.dataset.rawfile import read_raw
 from structeval.model import StructEvalError
@@ -50,7 +51,8 @@ def main(data_dir: Path, pattern: str, json_out: Path | None) -> None:
         for path in tqdm(paths, desc="drawings", unit="task"):
             _, block, model = read_raw(path)
             image = block["image"]
-            layout = layout_model(model, style=image["style"], seed=image["seed"])
+            layout = layout_model(model, style=image["style"], seed=image["seed"],
+                                  presentation=block_presentation(block))
             found[block["id"]] = [str(v) for v in check(layout)]
     except StructEvalError as exc:
         click.echo(str(exc), err=True)

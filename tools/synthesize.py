@@ -34,7 +34,7 @@ from structeval.model import StructEvalError
 from structeval.presentation import FACTORS, Presentation
 
 #: factors the renderer draws today; others can be written with --no-images only
-DRAWN_FACTORS = ("style",)
+DRAWN_FACTORS = ("style", "dimensioning", "values", "units")
 
 
 def _fixed_presentation(items: tuple[str, ...]) -> dict[str, str]:

@@ -15,7 +15,6 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from . import texts
 from .geometry import XY, cross, dot, parallel, segments_cross, sub, unit
 from .topology import Topology
 from .view import Drawing, Glyph, ReadError, Text
@@ -65,11 +64,22 @@ def _distance_to_line(p: XY, c: Chain) -> float | None:
     return abs(cross(c.along, sub(p, a)))
 
 
+def _group(c: Chain, s: float, count: int) -> int:
+    """The first interval of the ``count`` consecutive intervals a text centred at ``s``
+    spans (a repeated spacing "n × s" is written once, centred on its n intervals)."""
+    if count == 1:
+        return max(i for i in range(len(c.stations) - 1) if c.stations[i] <= s)
+    starts = range(len(c.stations) - count)
+    if not starts:
+        raise ReadError(f"a '{count} ×' text stands on a chain of fewer intervals")
+    return min(starts, key=lambda i: abs((c.stations[i] + c.stations[i + count]) / 2 - s))
+
+
 def _lengths(d: Drawing, chains: list[Chain]) -> dict[tuple[int, int], float]:
     """(chain, interval) → the length its text states."""
     found: dict[tuple[int, int], list[Text]] = {}
     for t in d.texts:
-        v = texts.parse(t.text)
+        v = t.value
         if v is None or v.kind != "length":
             continue
         near = [(dist, k) for k, c in enumerate(chains)
@@ -78,16 +88,16 @@ def _lengths(d: Drawing, chains: list[Chain]) -> dict[tuple[int, int], float]:
             raise ReadError(f"the dimension {t.text!r} is beside no chain")
         _, k = min(near)
         c = chains[k]
-        s = dot(t.centre, c.along)
-        j = max(i for i in range(len(c.stations) - 1) if c.stations[i] <= s)
-        found.setdefault((k, j), []).append(t)
+        j0 = _group(c, dot(t.centre, c.along), v.count)
+        for j in range(j0, j0 + v.count):
+            found.setdefault((k, j), []).append(t)
     out = {}
     for k, c in enumerate(chains):
         for j in range(len(c.stations) - 1):
             here = found.get((k, j), [])
             if len(here) != 1:
                 raise ReadError(f"an interval of a {c.axis} chain has {len(here)} texts")
-            v = texts.parse(here[0].text)
+            v = here[0].value
             assert v is not None
             out[(k, j)] = v.value
     return out

@@ -7,8 +7,10 @@ Images are derived data: the raw file records the style and seed, so
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..model.types import Model
+from ..presentation import Presentation
 
 
 def renderer_status() -> str:
@@ -20,9 +22,16 @@ def renderer_status() -> str:
     return "available"
 
 
-def render_image(model: Model, style: str, seed: int, path: Path) -> None:
-    """Draw ``model`` into ``path`` (deterministic bytes for the same inputs)."""
+def render_image(model: Model, style: str, seed: int, path: Path,
+                 presentation: Presentation | None = None) -> None:
+    """Draw ``model`` into ``path`` in ``presentation`` (deterministic bytes for the same
+    inputs)."""
     from ..render import render_model
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    render_model(model, style=style, seed=seed).save(path)
+    render_model(model, style=style, seed=seed, presentation=presentation).save(path)
+
+
+def block_presentation(block: dict[str, Any]) -> Presentation:
+    """The presentation a raw file's ``problem`` block records (defaults for v1 files)."""
+    return Presentation.from_json(block.get("presentation"), style=block["image"]["style"])

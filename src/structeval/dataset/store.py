@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .errors import DatasetError
 from .fingerprint import fingerprint
-from .images import render_image
+from .images import block_presentation, render_image
 from .paths import IMAGE_DIR, RAW_DIR, image_path, raw_path
 from .problem import Problem
 from .rawfile import read_raw, render_document
@@ -25,7 +25,7 @@ def write_problem(problem: Problem, out_dir: Path, *, images: bool) -> Path:
     if images:
         image = problem.block["image"]
         render_image(problem.model, image["style"], image["seed"],
-                     image_path(out_dir, image["file"]))
+                     image_path(out_dir, image["file"]), block_presentation(problem.block))
     return path
 
 
@@ -59,6 +59,7 @@ def render_missing(out_dir: Path, *, force: bool = False, progress: bool = False
         image = block["image"]
         target = image_path(out_dir, image["file"])
         if force or not target.is_file():
-            render_image(model, image["style"], image["seed"], target)
+            render_image(model, image["style"], image["seed"], target,
+                         block_presentation(block))
             drawn.append(block["id"])
     return drawn

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 
 from ..model.semantics import distributed_extent, link_axis, world_point_of_load
 from ..model.types import DistributedLoad, Model
-from .arrows import fmt_number
 from .fonts import cap_height, text_size
 from .glyphs import Glyph
 from .legibility.positions import BRIDGE_CAPS
@@ -448,7 +447,7 @@ def _texts(scene: Scene, axis: Axis, stations: list[float], values: list[float],
            o_line: float, role: str, candidates: Callable[..., list[Rect]]) -> None:
     size = scene.style.sizes["dim"]
     for i in range(len(stations) - 1):
-        text = f"{fmt_number(abs(values[i + 1] - values[i]))} m"
+        text = scene.values.length(values[i + 1] - values[i])
         w, h = text_size(text, size)
         lo, hi = stations[i], stations[i + 1]
         place_label(scene, text, size, axis.name, "dimension", role,

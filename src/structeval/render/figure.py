@@ -9,14 +9,16 @@ from typing import Any
 
 from ..model.parse import parse_model
 from ..model.types import Model
+from ..presentation import Presentation, PresentationError
 from .arrows import LabelRequest
 from .degrade import degrade, tilt_map
 from .dimensions import distinct, draw_dimensions, features, plan_dimensions
 from .errors import RenderError
 from .layout import LayoutItem
+from .legend import draw_notes
 from .legibility import RULES, Record, check
 from .legibility.record import box_distance, glyph_segments
-from .legibility.texts import NEAREST_PAD, NEAREST_RATIO, glyph_type_for
+from .legibility.texts import NEAREST_PAD, NEAREST_RATIO, labelled_type
 from .letters import place_letters
 from .loads import draw_loads
 from .members import draw_hinges, draw_members
@@ -27,6 +29,7 @@ from .scene import Scene
 from .shapes import Rect
 from .styles import RGB, Style, get_style, parse_colour
 from .supports import draw_supports
+from .value_text import value_text
 
 MAX_ELEMENTS = 2000  # beyond this a figure cannot be legible; refuse rather than crawl
 TARGET_SPAN_PX = 560.0  # the larger side of the structure
@@ -89,7 +92,7 @@ def parse_highlight(highlight: Mapping[str, Any] | None) -> dict[str, RGB]:
 def nearest_own(scene: Scene, req: LabelRequest) -> Callable[[Rect], bool] | None:
     """For a value text: accept only places where it is clearly nearest to its own glyph
     (a reader gives a value to the nearest arrow, row, arc or angle mark)."""
-    gtype = glyph_type_for(req.text)
+    gtype = labelled_type(scene.layout.items, req.owner, req.owner_type, req.role)
     if gtype is None:
         return None
     mine, others = [], []
@@ -138,9 +141,12 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
     return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
 
 
-def lay_out(model: Model, style: Style, k: float) -> tuple[Scene, dict[str, str]]:
-    """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels."""
-    scene = Scene(style, k)
+def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = None,
+            ) -> tuple[Scene, dict[str, str]]:
+    """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels,
+    in the presentation ``shown`` (its dimensioning, values and units)."""
+    shown = shown or Presentation()
+    scene = Scene(style, k, values=value_text(model, shown), shown=shown)
     draw_members(scene, model)
     draw_hinges(scene, model)
     requests = draw_supports(scene, model)
@@ -149,6 +155,7 @@ def lay_out(model: Model, style: Style, k: float) -> tuple[Scene, dict[str, str]
     letters = place_letters(scene, model)
     place_requests(scene, requests)
     draw_dimensions(scene, model, plans)  # last: chains go outside everything, labels included
+    draw_notes(scene)  # legend and unit note, below it all
     return scene, letters
 
 
@@ -158,19 +165,30 @@ def crowded(scene: Scene) -> bool:
     return bool(check(rec, {k: v for k, v in RULES.items() if k != "size"}))
 
 
+def as_presentation(presentation: Presentation | Mapping[str, str] | None) -> Presentation:
+    if presentation is None or isinstance(presentation, Presentation):
+        return presentation or Presentation()
+    try:
+        return Presentation.from_json(presentation)
+    except PresentationError as exc:
+        raise RenderError(str(exc)) from None
+
+
 def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float | None,
-                scheme: str) -> tuple[Scene, dict[str, str]]:
+                scheme: str, presentation: Presentation | Mapping[str, str] | None = None,
+                ) -> tuple[Scene, dict[str, str]]:
     """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
     first layout is too crowded to satisfy the legibility rules."""
     parsed = as_model(model)
     check_drawable(parsed)
     st = get_style(style, scheme)
+    shown = as_presentation(presentation)
     if scale is not None:
-        return lay_out(parsed, st, resolve_scale(parsed, scale))
+        return lay_out(parsed, st, resolve_scale(parsed, scale), shown)
     k = auto_scale(parsed)
     span = _span(parsed)
     for grow in ROOMIER:
-        scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)))
+        scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)), shown)
         if not crowded(scene):
             break
     return scene, letters
@@ -184,7 +202,8 @@ def _span(model: Model) -> float:
 def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
                  highlight: Mapping[str, Any] | None = None, scale: float | None = None, *,
                  scheme: str = "normal", min_long_side: int | None = MIN_LONG_SIDE,
-                 zoom: float | None = None) -> RenderResult:
+                 zoom: float | None = None,
+                 presentation: Presentation | Mapping[str, str] | None = None) -> RenderResult:
     """Draw ``model`` as an exam figure: members, hinges, supports, loads with values,
     dimension chains and point letters, with no label touching anything else.
 
@@ -194,10 +213,12 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", see
     draws everything in pale colours. ``scale`` is design pixels per metre (default:
     fitted). The figure is enlarged as a whole until its long side is at least
     ``min_long_side`` px (0 or None: its natural size, e.g. for thumbnails in reports),
-    or by exactly ``zoom``.
+    or by exactly ``zoom``. ``presentation`` (a :class:`Presentation` or its JSON block)
+    chooses the dimensioning (full, exam), the values (numeric, parametric) and the
+    units (m-kN, mm-kN); the other factors are drawn by ``style`` and their own modules.
     """
     colours = parse_highlight(highlight)
-    scene, letters = build_scene(model, style, scale, scheme)
+    scene, letters = build_scene(model, style, scale, scheme, presentation)
     return finish(scene, scene.style, seed, colours, letters, min_long_side=min_long_side,
                   zoom=zoom)
 
@@ -205,10 +226,11 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str = "cad", see
 def layout_model(model: Model | Mapping[str, Any] | str, style: str = "cad", seed: int = 0,
                  scale: float | None = None, *, scheme: str = "normal",
                  min_long_side: int | None = MIN_LONG_SIDE,
-                 zoom: float | None = None) -> FigureLayout:
+                 zoom: float | None = None,
+                 presentation: Presentation | Mapping[str, str] | None = None) -> FigureLayout:
     """The layout record :func:`render_model` would return with the same arguments,
     without drawing a pixel (the scanned tilt included): for checks over many figures."""
-    scene, letters = build_scene(model, style, scale, scheme)
+    scene, letters = build_scene(model, style, scale, scheme, presentation)
     canvas, items = delivered(scene, scene.style, seed, min_long_side, zoom)
     return FigureLayout(items, letters, scene.k, scene.style.name, seed, canvas.width,
                         canvas.height, canvas.zoom)

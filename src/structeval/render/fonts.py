@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from PIL import ImageFont
 
+from . import typeset
 from .errors import RenderError
 
 SUPERSAMPLE = 3
@@ -34,7 +35,10 @@ def font(pixel_size: int) -> ImageFont.FreeTypeFont:
 def ink_box(text: str, size: float) -> tuple[float, float, float, float]:
     """(left, top, right, bottom) of the text's ink relative to its drawing origin, in
     supersampled pixels."""
-    return tuple(float(v) for v in font(round(size * SUPERSAMPLE)).getbbox(text))  # type: ignore[return-value]
+    face = font(round(size * SUPERSAMPLE))
+    if typeset.has_special(text):  # "×", "²": set in runs (the face lacks them)
+        return typeset.ink_box(text, face)
+    return tuple(float(v) for v in face.getbbox(text))  # type: ignore[return-value]
 
 
 def text_size(text: str, size: float) -> tuple[float, float]:

@@ -22,7 +22,6 @@ from .arrows import (
     angle_mark,
     arc_points,
     arrow,
-    fmt_number,
     visual_deg,
 )
 from .distributed import Occupancy, draw_distributed
@@ -138,7 +137,7 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
               anchor=Anchor(_target(load), (at,)))
     far, outward = (tip, a) if mode == "pull" else (tail, (-a[0], -a[1]))
     middle = ((tail[0] + tip[0]) / 2, (tail[1] + tip[1]) / 2)
-    requests = [LabelRequest(f"{fmt_number(abs(load.value))} kN", "load", load.id, "load",
+    requests = [LabelRequest(scene.values.force(load.value), "load", load.id, "load",
                              "value", far, outward, also=(middle,))]
     requests += _angle_mark(scene, model, load, tail, tip, a, Anchor(_target(load), (at,)))
     return requests
@@ -269,7 +268,7 @@ def draw_moment(scene: Scene, model: Model, load: BendingMoment) -> list[LabelRe
     scene.add("load", load.id, "load", "arc", prims, [box], glyph=glyph,
               anchor=Anchor(_target(load), (centre,)))
     gap_dir = unit(tip_deg + sense * (360.0 - MOMENT_SWEEP) / 2)
-    value = f"{fmt_number(abs(load.value))} kN·m"
+    value = scene.values.couple(load.value)
     return [LabelRequest(value, "load", load.id, "load", "value", centre,
                          (gap_dir[0], -gap_dir[1]), first_gap=r + 4.0)]
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from . import typeset
 from .degrade import tilt_margin
 from .errors import RenderError
 from .fonts import SUPERSAMPLE, font, ink_box
@@ -114,8 +115,12 @@ class _Painter:
             assert isinstance(p, Text)
             left, top, _, _ = ink_box(p.text, p.size)
             dx = self.rng.uniform(-amp, amp) * 0.4 * ss if amp else 0.0
-            self.draw.text((p.x * ss - left + dx, p.y * ss - top), p.text,
-                           font=font(round(p.size * ss)), fill=self.colour(p.role, keys))
+            origin = (p.x * ss - left + dx, p.y * ss - top)
+            face, ink = font(round(p.size * ss)), self.colour(p.role, keys)
+            if typeset.has_special(p.text):
+                typeset.draw_text(self.draw, origin, p.text, face, ink)
+            else:
+                self.draw.text(origin, p.text, font=face, fill=ink)
 
 
 @dataclass(frozen=True)

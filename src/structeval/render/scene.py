@@ -11,11 +11,13 @@ import itertools
 import math
 from dataclasses import dataclass, field, replace
 
+from ..presentation import Presentation
 from .fonts import cap_height, text_size
 from .glyphs import Anchor, Glyph
 from .layout import Layout
 from .shapes import XY, Box, Capsule, Rect, Shape, Similarity
 from .styles import Style
+from .value_text import ValueText
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,8 @@ class Scene:
     k: float
     layout: Layout = field(default_factory=Layout)
     painted: list[Painted] = field(default_factory=list)
+    values: ValueText = field(default_factory=ValueText)  # how values become labels
+    shown: Presentation = field(default_factory=Presentation)
 
     def px(self, x: float, y: float) -> XY:
         return (x * self.k, -y * self.k)
