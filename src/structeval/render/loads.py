@@ -117,8 +117,10 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
         free_end = tip if mode == "pull" else tail
         crowd = scene.layout.obstacles.hits((free_end[0] - 8.0, free_end[1] - 8.0,
                                               free_end[0] + 8.0, free_end[1] + 8.0), 0.0)
-        under = [e for e in member_ends if lies_on_member(mode) and _parallel(e, a)
-                 and min(math.dist(e[0], at), math.dist(e[1], at)) < 1.0]
+        # a pushing arrow over a member of its point still shows the place by its head; a
+        # pulling one's head on that member would say "here" (so it must be off it)
+        under = [e for e in member_ends if mode == "push" and lies_on_member(mode)
+                 and _parallel(e, a) and min(math.dist(e[0], at), math.dist(e[1], at)) < 1.0]
         near_member = min((point_segment_distance(free_end, p, q) for p, q in member_ends
                            if (p, q) not in under), default=math.inf)
         unreadable = (mode == "pull" and near_member < FREE_END) or (

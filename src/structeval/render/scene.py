@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..presentation import Presentation
 from .fonts import cap_height, text_size
@@ -126,6 +127,7 @@ class Scene:
     painted: list[Painted] = field(default_factory=list)
     values: ValueText = field(default_factory=ValueText)  # how values become labels
     shown: Presentation = field(default_factory=Presentation)
+    exam: Any = None  # the exam economies in use (render.exam.ExamPlan), once planned
 
     def px(self, x: float, y: float) -> XY:
         return (x * self.k, -y * self.k)
