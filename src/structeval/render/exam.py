@@ -22,6 +22,7 @@ tests make it from the picture alone.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -165,7 +166,7 @@ def straight_runs(model: Model) -> list[list[str]]:
             run.append(n)
         while (n := onward(run[1], run[0])) is not None and n not in run:
             run.insert(0, n)
-        for a, b in zip(run, run[1:], strict=False):
+        for a, b in itertools.pairwise(run):
             seen |= {(a, b), (b, a)}
         if len(run) >= 3:
             runs.append(run)

@@ -159,7 +159,7 @@ def _ticks(rec: Record) -> list[tuple[str, XY, XY, XY, XY]]:
     """(axis, chain direction, tick, extension line's inner and outer end) of every tick
     with an extension line, and of every level mark (its level line is one)."""
     out = []
-    u, v = rec.frame
+    _u, v = rec.frame
     for chain in rec.glyphs("chain"):
         g = chain.glyph
         assert g is not None
