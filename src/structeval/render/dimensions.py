@@ -223,9 +223,8 @@ def _bridged(scene: Scene, axis: Axis, a0: float, outside: float, first_o: float
              structural: frozenset[int], own: frozenset[int]) -> bool:
     """Where the line will stop (at the place's own symbol, if one is in the way), the rest
     of the way to the place is covered by that symbol or short (legibility.positions)."""
-    back = (-axis.out[0], -axis.out[1])
     room = outside - first_o
-    hit = first_block(scene, axis.fig(a0, outside), back, room, structural)
+    hit = _thick_hit(scene, axis, a0, outside, room, structural)  # as the line is drawn
     if hit is None:
         return True
     end_o = outside - hit + 2.0
@@ -397,6 +396,8 @@ def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
                     _local_chain(scene, model, name, found[i], tol)
                     if found[i].axes == "either":
                         either_done.add(i)
+                elif found[i].target.startswith("point:"):
+                    _local_joint_chain(scene, model, name, found[i].target[6:], tol)
                 continue
             _, side, i = min(options)
             plan.used.add((side, values[station[i]]))
@@ -420,22 +421,52 @@ def _local_chain(scene: Scene, model: Model, name: str, place: Place, tol: float
     end = next((p for p in ends if abs(_coord(name, (p.x, p.y)) - c) > tol), None)
     if end is None:
         return
-    pts = [scene.px(*place.world), scene.px(end.x, end.y)]
+    _local_between(scene, name, place.world, (end.x, end.y))
+
+
+def _local_joint_chain(scene: Scene, model: Model, name: str, pid: str, tol: float) -> None:
+    """A joint no extension line reaches: a short chain beside its shortest member whose
+    other end differs in that coordinate (the chains tie it where their ticks meet)."""
+    p = model.point(pid)
+    here = (p.x, p.y)
+    ends = [model.point(lk.b if lk.a == pid else lk.a) for lk in model.links
+            if pid in (lk.a, lk.b)]
+    ends = [q for q in ends if abs(_coord(name, (q.x, q.y)) - _coord(name, here)) > tol]
+    if ends:
+        q = min(ends, key=lambda q: (math.hypot(q.x - p.x, q.y - p.y), q.id))
+        _local_between(scene, name, here, (q.x, q.y))
+
+
+def _local_between(scene: Scene, name: str, world: XY, other: XY) -> None:
+    """The local chain from ``world`` to ``other`` along axis ``name``, on the freer side."""
+    pts = [scene.px(*world), scene.px(*other)]
     along = (1.0, 0.0) if name == "x" else (0.0, 1.0)
-    best: tuple[int, Axis, float] | None = None
+    structural = frozenset(i for i, it in enumerate(scene.layout.items)
+                           if it.kind in ("dimension", "member"))
+    bridge = BRIDGE_CAPS * cap_height(scene.style.sizes["dim"]) - STOP_SHORT
+    best: tuple[int, int, float, Axis] | None = None
     for out in ((0.0, 1.0), (0.0, -1.0)) if name == "x" else ((1.0, 0.0), (-1.0, 0.0)):
         axis = Axis(name, along, out)
-        o_line = max(axis.coords(p)[1] for p in pts) + LOCAL_OFFSET
-        a0, a1 = sorted(axis.coords(p)[0] for p in pts)
-        band = Capsule(axis.fig(a0, o_line), axis.fig(a1, o_line), 14.0)
-        hits = len(scene.layout.obstacles.shape_hits(band, 0.0))
-        if best is None or hits < best[0]:
-            best = (hits, axis, o_line)
+        for extra in (0.0, 16.0, 34.0, 56.0, 84.0):
+            o_line = max(axis.coords(p)[1] for p in pts) + LOCAL_OFFSET + extra
+            a0, a1 = sorted(axis.coords(p)[0] for p in pts)
+            band = Capsule(axis.fig(a0, o_line), axis.fig(a1, o_line), 14.0)
+            hits = len(scene.layout.obstacles.shape_hits(band, 0.0))
+            short = 0  # extension lines that would stop short of their place
+            for p in pts:
+                a, o = axis.coords(p)
+                hit = _thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - o,
+                                 structural | _own(scene, p))
+                short += hit is not None and (o_line - 1.0 - hit) - o > bridge
+            key = (short, hits, extra)
+            if best is None or key < best[:3]:
+                best = (short, hits, extra, axis)
     assert best is not None
-    _, axis, o_line = best
+    axis = best[3]
+    o_line = max(axis.coords(p)[1] for p in pts) + LOCAL_OFFSET + best[2]
     stations = sorted(axis.coords(p)[0] for p in pts)
     depth = {axis.coords(p)[0]: axis.coords(p)[1] for p in pts}
-    values = [_coord(name, place.world), _coord(name, (end.x, end.y))]
+    values = [_coord(name, world), _coord(name, other)]
     if axis.coords(pts[0])[0] > axis.coords(pts[1])[0]:
         values.reverse()
     _line(scene, axis, stations, depth, o_line, "local")

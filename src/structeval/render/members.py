@@ -91,7 +91,7 @@ def _end_gap(scene: Scene, model: Model, pid: str, u: XY, lid: str) -> float:
     for d in directions_at(scene, model, pid):
         sin = abs(u[0] * d[1] - u[1] * d[0])
         if d[0] * u[0] + d[1] * u[1] > 0 and sin > 1e-9:
-            gap = max(gap, (HINGE_R + 4.0) / sin)
+            gap = max(gap, 4.0 / sin)  # the centre clearly off the other member
     return min(gap, length / 3)
 
 

@@ -58,7 +58,7 @@ def _unit(a: XY, b: XY) -> XY:
     return ((b[0] - a[0]) / n, (b[1] - a[1]) / n)
 
 
-def _chords(places: Any, got: dict[str, set[int]]) -> bool:
+def _chords(rec: Record, places: Any, got: dict[str, set[int]]) -> bool:
     pts = places.points
     near: dict[int, list[int]] = {}
     for _, (a, b) in places.members:
@@ -86,8 +86,11 @@ def _chords(places: Any, got: dict[str, set[int]]) -> bool:
         has = [name for name in ("x", "y") if j in got[name]]
         if len(has) != 1:
             continue
+        along = rec.frame[0] if has[0] == "y" else rec.frame[1]
         for k in near[j]:
             d = _unit(pts[j], pts[k])
+            if abs(_dot(d, along)) >= STRAIGHT:
+                continue  # along the known axis, a chord fixes nothing of the other
             back = (-d[0], -d[1])
             if end(j, d) is not None and end(j, back) is not None:
                 got["y" if has[0] == "x" else "x"].add(j)
@@ -105,6 +108,6 @@ def deduce(rec: Record, places: Any, got: dict[str, set[int]],
     while True:
         added = along()
         added |= _symmetry(rec, places, got)
-        added |= _chords(places, got)
+        added |= _chords(rec, places, got)
         if not added:
             return
