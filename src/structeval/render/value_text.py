@@ -111,23 +111,26 @@ def _best_base(values: Iterable[float]) -> float | None:
     return max(sorted(counts), key=score)
 
 
-def _lengths(model: Model) -> list[float]:
-    """The lengths a drawing of ``model`` writes: gaps between distinct x and y stations."""
+def _lengths(model: Model, heights: bool = True) -> list[float]:
+    """The lengths a drawing of ``model`` writes: gaps between distinct x and y stations
+    (no heights when they are given as levels)."""
     from .dimensions import distinct, features
 
     pts = features(model)
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
     out = []
-    for values in (distinct(xs, 1e-6 * span), distinct(ys, 1e-6 * span)):
+    axes = (xs, ys) if heights else (xs,)
+    for values in (distinct(v, 1e-6 * span) for v in axes):
         out += [b - a for a, b in itertools.pairwise(values)]
     return out
 
 
-def choose_legend(model: Model, units: str) -> Legend:
-    """Bases a, q, P, M for ``model`` (see the module docstring)."""
+def choose_legend(model: Model, units: str, heights: bool = True) -> Legend:
+    """Bases a, q, P, M for ``model`` (see the module docstring); ``heights``: whether
+    heights are written as lengths (not as levels)."""
     leg = Legend()
-    leg.a = _best_base(_lengths(model)) or 1.0
+    leg.a = _best_base(_lengths(model, heights)) or 1.0
     a = leg.a
     leg.definitions["a"] = _length_number(a, units)
     intensities = [w for ld in model.loads if isinstance(ld, DistributedLoad)
@@ -255,7 +258,12 @@ class ValueText:
 def value_text(model: Model, presentation: Presentation | None) -> ValueText:
     """The label maker for ``model`` drawn in ``presentation`` (default: numeric, m-kN)."""
     shown = presentation or Presentation()
-    legend = choose_legend(model, shown.units) if shown.values == "parametric" else None
+    legend = None
+    if shown.values == "parametric":
+        from .exam import is_building_frame
+
+        levels = shown.dimensioning == "exam" and is_building_frame(model)
+        legend = choose_legend(model, shown.units, heights=not levels)
     return ValueText(shown.units, legend)
 
 
