@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from structeval.dataset.images import block_presentation
+from structeval.dataset.notes import task_notes
 from structeval.dataset.paths import RAW_DIR
 from structeval.dataset.rawfile import read_raw
 from structeval.model.types import Model
@@ -54,6 +55,18 @@ class Timings:
 
 
 TIMINGS = Timings()
+
+
+def presented(block: dict[str, Any], model: Model, shown: dict[str, str]) -> ShippedFigure:
+    """The task laid out in its stored presentation with ``shown`` factors changed, and
+    its notes as that presentation states them (layout-only path)."""
+    image = block["image"]
+    pres = block_presentation(block).with_(**shown)
+    layout = layout_model(model, style=image["style"], seed=image["seed"], presentation=pres)
+    record = json.loads(json.dumps(layout.layout_json()))
+    notes = task_notes(model, block["category"], pres)
+    return ShippedFigure(block["id"], {**block, "notes": notes, "presentation": pres.to_json()},
+                         model, layout, record)
 
 
 def build(data_dir: Path) -> list[ShippedFigure]:

@@ -30,6 +30,7 @@ from .exam_marks import draw_axis, draw_levels, reserve_axis
 from .fonts import cap_height, text_size
 from .glyphs import Glyph
 from .legibility.positions import BRIDGE_CAPS
+from .members import OWN_REACH
 from .placement import place_label
 from .scene import LAYER_THIN, Prim, Scene, Stroke
 from .shapes import XY, Box, Capsule, Rect, Shape
@@ -156,9 +157,17 @@ def _coord(axis: str, p: XY) -> float:
 
 
 def _own(scene: Scene, px: XY) -> frozenset[int]:
-    """Items drawn for the place at ``px`` (its support, hinge, loads): a line may end at them."""
+    """Items drawn for the place at ``px`` (its support, hinge, loads): a line may end at them
+    (a released end's circle only when it is close enough to be seen as the joint's)."""
     return frozenset(i for i, it in enumerate(scene.layout.items)
-                     if it.anchor is not None and any(math.dist(q, px) < 0.5 for q in it.anchor.at))
+                     if it.anchor is not None and any(math.dist(q, px) < 0.5 for q in it.anchor.at)
+                     and not (it.glyph is not None and it.glyph.type == "hinge"
+                              and math.dist(it.glyph.points["centre"], px) > OWN_REACH))
+
+
+def _circles(scene: Scene, items: frozenset[int]) -> frozenset[int]:
+    """The hinge circles among ``items``: all a line drawn on through a joint may cross."""
+    return frozenset(i for i in items if scene.layout.items[i].kind == "hinge")
 
 
 def _crossings(axis: Axis, a0: float, o_from: float, o_to: float,
@@ -222,7 +231,8 @@ def _blocked(scene: Scene, axis: Axis, a0: float, o_from: float, o_to: float,
 def _bridged(scene: Scene, axis: Axis, a0: float, outside: float, first_o: float,
              structural: frozenset[int], own: frozenset[int]) -> bool:
     """Where the line will stop (at the place's own symbol, if one is in the way), the rest
-    of the way to the place is covered by that symbol or short (legibility.positions)."""
+    of the way to the place is covered by that symbol or short (legibility.positions).
+    ``structural`` is what the line may cross on its way."""
     room = outside - first_o
     hit = _thick_hit(scene, axis, a0, outside, room, structural)  # as the line is drawn
     if hit is None:
@@ -257,7 +267,7 @@ def _walk(scene: Scene, axis: Axis, on_station: list[int], pxs: list[XY],
         return Walk((), 0)
     crosses = _crossings(axis, a0, outside, first_o, members, incident[order[0]])
     reached, through = [order[0]], []
-    passed = own
+    passed = _circles(scene, own)  # a line drawn on crosses the circles of the joints it passes
     for prev, nxt in itertools.pairwise(order):
         o_prev, o_next = axis.coords(pxs[prev])[1], axis.coords(pxs[nxt])[1]
         skip = incident[prev] + incident[nxt]
@@ -265,11 +275,17 @@ def _walk(scene: Scene, axis: Axis, on_station: list[int], pxs: list[XY],
         ignore = structural | _own(scene, pxs[prev]) | mine
         if _blocked(scene, axis, a0, o_prev, o_next, ignore):
             break
-        passed |= mine
         if through or _crossings(axis, a0, o_prev, o_next, members, skip):
-            through.append(nxt)  # only a line drawn on through the members reaches it
+            # only a line drawn on through the members reaches it: it passes ``prev`` (whose
+            # symbols, bar a hinge circle, it must not cross) and must get to ``nxt``
+            if any(scene.layout.items[i].kind != "hinge" for i in _own(scene, pxs[prev])):
+                break
+            if not _bridged(scene, axis, a0, outside, o_next, structural | passed, mine):
+                break
+            through.append(nxt)
         else:
             reached.append(nxt)
+        passed |= _circles(scene, mine)
     return Walk(tuple(reached), crosses, tuple(through), passed)
 
 

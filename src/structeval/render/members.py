@@ -16,6 +16,7 @@ from .scene import LAYER_HINGE, LAYER_MEMBER, Disc, Scene, Stroke, along, unit_v
 from .shapes import XY, Capsule
 
 HINGE_R = 5.5
+OWN_REACH = 1.5 * HINGE_R + 2.0  # px: a circle this near a joint is seen as the joint's
 
 
 def link_ends(model: Model) -> dict[str, list[tuple[str, str, bool]]]:
@@ -91,7 +92,7 @@ def _end_gap(scene: Scene, model: Model, pid: str, u: XY, lid: str) -> float:
     for d in directions_at(scene, model, pid):
         sin = abs(u[0] * d[1] - u[1] * d[0])
         if d[0] * u[0] + d[1] * u[1] > 0 and sin > 1e-9:
-            gap = max(gap, 4.0 / sin)  # the centre clearly off the other member
+            gap = max(gap, 3.0 / sin)  # the centre clearly off the other member
     return min(gap, length / 3)
 
 
