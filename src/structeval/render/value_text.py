@@ -179,15 +179,23 @@ class ValueText:
     units: str = "m-kN"
     legend: Legend | None = None
 
+    def _as(self, value: float, base: float | None, symbol: str) -> str | None:
+        """``value`` as a short multiple of ``base`` written with ``symbol`` ("3P/4"), noting
+        the legend symbols it uses; None when it is none."""
+        r = short_ratio(value, base) if self.legend is not None and base else None
+        if r is None:
+            return None
+        assert self.legend is not None
+        self.legend.used |= {c for c in symbol if c in "aqPM"}
+        return term(r, symbol)
+
     # -- lengths -----------------------------------------------------------------------
     def _length_bare(self, metres: float) -> str:
         """A length as a chain writes it, without a repeat count."""
         metres = abs(metres)
-        if self.legend is not None and self.legend.a is not None:
-            r = short_ratio(metres, self.legend.a)
-            if r is not None:
-                self.legend.used.add("a")
-                return term(r, "a")
+        text = self._as(metres, self.legend.a if self.legend else None, "a")
+        if text is not None:
+            return text
         if self.units == "mm-kN":
             return fmt_number(metres * 1000.0)
         return f"{fmt_number(metres)} m"
@@ -201,38 +209,23 @@ class ValueText:
 
     # -- loads -------------------------------------------------------------------------
     def force(self, kn: float) -> str:
-        kn = abs(kn)
-        leg = self.legend
-        if leg is not None:
-            if leg.forces_in_qa and leg.q and leg.a and (r := short_ratio(kn, leg.q * leg.a)):
-                leg.used |= {"q", "a"}
-                return term(r, "qa")
-            if leg.P and (r := short_ratio(kn, leg.P)):
-                leg.used.add("P")
-                return term(r, "P")
-        return f"{fmt_number(kn)} kN"
+        kn, leg = abs(kn), self.legend
+        qa = leg.q * leg.a if leg is not None and leg.forces_in_qa and leg.q and leg.a else None
+        return (self._as(kn, qa, "qa") or self._as(kn, leg.P if leg else None, "P")
+                or f"{fmt_number(kn)} kN")
 
     def intensity(self, kn_per_m: float) -> str:
         w = abs(kn_per_m)
-        leg = self.legend
-        if leg is not None and leg.q and (r := short_ratio(w, leg.q)):
-            leg.used.add("q")
-            return term(r, "q")
-        return f"{fmt_number(w)} kN/m"
+        return self._as(w, self.legend.q if self.legend else None, "q") or f"{fmt_number(w)} kN/m"
 
     def couple(self, knm: float) -> str:
-        m = abs(knm)
-        leg = self.legend
+        m, leg = abs(knm), self.legend
         if leg is not None and leg.a:
-            if leg.couples_in == "qa²" and leg.q and (r := short_ratio(m, leg.q * leg.a ** 2)):
-                leg.used |= {"q", "a"}
-                return term(r, "qa²")
-            if leg.couples_in == "P·a" and leg.P and (r := short_ratio(m, leg.P * leg.a)):
-                leg.used |= {"P", "a"}
-                return term(r, "P·a")
-            if leg.couples_in == "M" and leg.M and (r := short_ratio(m, leg.M)):
-                leg.used.add("M")
-                return term(r, "M")
+            base = {"qa²": leg.q * leg.a ** 2 if leg.q else None,
+                    "P·a": leg.P * leg.a if leg.P else None, "M": leg.M}.get(leg.couples_in)
+            text = self._as(m, base, leg.couples_in)
+            if text is not None:
+                return text
         return f"{fmt_number(m)} kN·m"
 
     def symbols(self) -> frozenset[str]:
