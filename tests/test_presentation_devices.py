@@ -311,3 +311,30 @@ def test_same_presentation_same_bytes(truss: Model) -> None:
     b = render_model(truss, presentation=ALL_THREE, min_long_side=None).encode()
     assert a == b
     assert a != render_model(truss, min_long_side=None).encode()
+
+
+def test_synthesize_draws_the_new_presentations(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`tools/synthesize.py --presentation` writes drawn tasks whose notes and images follow
+    the presentation (and the same arguments give the same bytes)."""
+    import importlib.util
+    import json
+
+    from click.testing import CliRunner
+
+    from .conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("synthesize", ROOT / "tools" / "synthesize.py")
+    tool = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(tool)  # type: ignore[union-attr]
+    args = ["--count", "2", "--seed", "3", "--category", "frame", "--presentation",
+            "dimensioning=exam", "--presentation", "units=mm-kN", "--presentation",
+            "values=parametric"]
+    images = []
+    for out in (tmp_path / "a", tmp_path / "b"):
+        result = CliRunner().invoke(tool.main, [*args, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        images.append(sorted((out / "images").iterdir()))
+    for path in sorted((tmp_path / "a" / "raw_models").glob("*.json")):
+        block = json.loads(path.read_text())["problem"]
+        assert block["presentation"]["units"] == "mm-kN" and MILLIMETRES in block["notes"]
+    assert [p.read_bytes() for p in images[0]] == [p.read_bytes() for p in images[1]]
