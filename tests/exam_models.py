@@ -56,3 +56,13 @@ def building_frame() -> Doc:
             links.append((f"B{j}{i}", f"P{j + 1}{i}", f"P{j + 1}{i + 1}", "rigid", "rigid"))
     loads = [_udl("B00", 10), _udl("B11", 8), _force("P20", 15.0, 0), _force("P30", 12.0, 0)]
     return model_doc(pts, links, [(f"S{i}", f"P0{i}", "fixed", 0) for i in range(3)], loads)
+
+
+def pitched_portal() -> Doc:
+    """Columns 4 m high 12 m apart, a ridge 1.5 m above the eaves (slope 1:4), asymmetric
+    loads: the ridge height follows from the slope."""
+    pts = {"A": (0, 0), "B": (0, 4), "C": (6, 5.5), "D": (12, 4), "E": (12, 0)}
+    links = [("L1", "A", "B", "rigid", "rigid"), ("L2", "B", "C", "rigid", "rigid"),
+             ("L3", "C", "D", "rigid", "rigid"), ("L4", "D", "E", "rigid", "rigid")]
+    return model_doc(pts, links, [("S1", "A", "pin", 0), ("S2", "E", "pin", 0)],
+                     [_force("C", 20.0), _force("B", 8.0, 0)])

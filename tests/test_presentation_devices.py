@@ -27,7 +27,7 @@ from structeval.render.legibility import RULES, Record, check
 from structeval.render.value_text import short_ratio, term
 from structeval.scoring import score
 
-from .exam_models import building_frame, roof_truss, symmetric_beam
+from .exam_models import building_frame, pitched_portal, roof_truss, symmetric_beam
 from .symbolic_reader import ReadError, read_drawing
 from .symbolic_reader.texts import ExpressionError, expression, lexicon
 
@@ -79,9 +79,14 @@ def frame() -> Model:
     return parse_model(building_frame())
 
 
+@pytest.fixture(scope="module")
+def portal() -> Model:
+    return parse_model(pitched_portal())
+
+
 @pytest.mark.parametrize("shown", [{}, EXAM, PARAMETRIC_MM, ALL_THREE,
                                    {"values": "parametric"}, {"units": "mm-kN"}])
-@pytest.mark.parametrize("which", ["beam", "truss", "frame"])
+@pytest.mark.parametrize("which", ["beam", "truss", "frame", "portal"])
 def test_each_device_model_reads_exactly_and_legibly(which: str, shown: dict[str, str],
                                                      request: pytest.FixtureRequest) -> None:
     model = request.getfixturevalue(which)
@@ -91,8 +96,9 @@ def test_each_device_model_reads_exactly_and_legibly(which: str, shown: dict[str
     assert _reading(model, layout.layout_json(), notes) == ""
 
 
-def test_exam_drawings_show_fewer_numbers(beam: Model, truss: Model, frame: Model) -> None:
-    for model in (beam, truss, frame):
+def test_exam_drawings_show_fewer_numbers(beam: Model, truss: Model, frame: Model,
+                                          portal: Model) -> None:
+    for model in (beam, truss, frame, portal):
         assert _numbers(_record(model, EXAM)) < _numbers(_record(model, {}))
 
 
@@ -219,6 +225,48 @@ def test_a_kinked_chord_implies_nothing(truss: Model) -> None:
                     and abs(value[1] - f[1]) < 0.5:
                 g[key] = [value[0], value[1] - 6]
     assert _reading(truss, record, TRUSS_NOTES)
+
+
+# -- slopes -----------------------------------------------------------------------------
+
+def _slope_items(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    tri = next(it for it in record["items"] if (it.get("glyph") or {}).get("type") == "slope")
+    return tri, [it for it in record["items"] if str(it.get("role", "")).startswith("slope-")]
+
+
+def test_a_ridge_height_is_given_by_the_slope(portal: Model) -> None:
+    record = _record(portal, EXAM)
+    _, numbers = _slope_items(record)
+    assert sorted(it["text"] for it in numbers) == ["1", "4"]
+    heights = [t for it in record["items"] if (it.get("glyph") or {}).get("type") == "chain"
+               and it["glyph"]["axis"] == "y" for t in it["glyph"]["ticks"]]
+    assert len(heights) == 2  # ground and eaves: the ridge follows from 1:4
+    assert _reading(portal, _record(portal, ALL_THREE)) == ""
+
+
+def test_a_wrong_or_missing_slope_breaks_the_reading(portal: Model) -> None:
+    record = _record(portal, EXAM)
+    _, numbers = _slope_items(record)
+    next(it for it in numbers if it["text"] == "4")["text"] = "3"
+    assert "scored" in _reading(portal, record)
+    record = _record(portal, EXAM)
+    tri, numbers = _slope_items(record)
+    for it in [tri, *numbers]:
+        record["items"].remove(it)
+    assert "refused" in _reading(portal, record)
+
+
+def test_a_slope_triangle_off_its_member_is_flagged(portal: Model) -> None:
+    rec = Record.of(layout_model(portal, presentation=EXAM))
+    tri = next(it for it in rec.items if it.role == "slope")
+    g = tri.glyph
+    assert g is not None
+    moved = {k: (p[0], p[1] + 12.0) for k, p in g.points.items()}
+    shifted = type(tri)(**{**tri.__dict__, "glyph": type(g)(g.type, moved, g.paths, g.lengths,
+                                                              g.facts)})
+    broken = Record([shifted if it is tri else it for it in rec.items], rec.width, rec.height)
+    assert any("does not sit on a member" in str(v)
+               for v in check(broken, {"slopes": RULES["slopes"]}))
 
 
 # -- parametric values ------------------------------------------------------------------

@@ -20,6 +20,7 @@ from .geometry import XY, cross, dot, parallel, segments_cross, sub, unit
 from .implied import on_chords
 from .levels import read_levels
 from .repeats import first_interval
+from .slopes import along_slopes, read_slopes
 from .symmetry import mirror, read_axis
 from .topology import Topology
 from .view import Drawing, Glyph, ReadError, Text
@@ -215,12 +216,14 @@ def coordinates(d: Drawing, top: Topology, spots: list[Spot]) -> list[dict[str, 
         if not any(c.axis == axis for c in chains + levels):
             _level(spots, got, axis)
     axis = read_axis(d, chains)
+    marks = read_slopes(d, top)
     while True:  # the deductions feed each other until nothing more follows
         before = sum(len(g) for g in got)
         _along_members(top, spots, got)
         if axis is not None:
             mirror(axis, spots, got)
         on_chords(top, spots, got)
+        along_slopes(top, marks, spots, got)
         if sum(len(g) for g in got) == before:
             return got
 

@@ -133,4 +133,7 @@ def drawing(view: dict[str, Any]) -> Drawing:
     except ValueError as exc:
         raise ReadError(str(exc)) from None
     out.texts = [replace(t, value=out.lex.parse(t.text)) for t in out.texts]
+    from .slopes import claim_texts
+
+    claim_texts(out)  # a slope triangle's numbers are no dimensions
     return out

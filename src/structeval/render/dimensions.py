@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ..model.semantics import distributed_extent, link_axis, world_point_of_load
 from ..model.types import DistributedLoad, Model
-from .exam import ExamPlan, exam_plan
+from .exam import ExamPlan, exam_plan, straight_runs
 from .exam_marks import draw_axis, draw_levels, reserve_axis
 from .fonts import cap_height, text_size
 from .glyphs import Glyph
@@ -34,6 +34,7 @@ from .members import OWN_REACH
 from .placement import place_label
 from .scene import LAYER_THIN, Prim, Scene, Stroke
 from .shapes import XY, Box, Capsule, Rect, Shape
+from .slopes import Slope, draw_slope, plan_slopes
 
 OFFSET = 24.0  # px from the drawing to the first chain
 TOTAL_OFFSET = 16.0
@@ -323,6 +324,31 @@ def _skipped(exam: ExamPlan | None, found: list[Place], span: float) -> dict[str
     return out
 
 
+def _slopes(scene: Scene, model: Model, found: list[Place], skipped: dict[str, set[int]],
+            tol: float) -> None:
+    """Heights a slope triangle gives instead of the vertical chain (:mod:`.slopes`): draws
+    the triangles and leaves those heights out of the chain."""
+    needs = {f.target[6:]: f.world[1] for i, f in enumerate(found)
+             if f.target.startswith("point:") and i not in skipped["y"]}
+    y_only = {f.world[1] for i, f in enumerate(found) if f.axes == "y" and i not in skipped["y"]}
+    runs = straight_runs(model) + [[lk.a, lk.b] for lk in model.links]
+    links = {frozenset((lk.a, lk.b)): lk.id for lk in model.links}
+
+    def fits(slope: Slope) -> bool:
+        return draw_slope(scene, model, slope, links[frozenset((slope.next, slope.low))],
+                          dry=True)
+
+    chosen = plan_slopes(model, needs, y_only, _groups(model, "y"), tol, runs, fits)
+    if not chosen:
+        return
+    dropped = {round(needs[j] / tol) for j in chosen}
+    for i, f in enumerate(found):
+        if f.target.startswith("point:") and round(f.world[1] / tol) in dropped:
+            skipped["y"].add(i)
+    for slope in chosen.values():
+        draw_slope(scene, model, slope, links[frozenset((slope.next, slope.low))])
+
+
 def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
     """Which stations each axis needs and where each extension line goes; reserves the
     lines' paths so the labels placed next keep off them."""
@@ -336,6 +362,8 @@ def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
     skipped = _skipped(exam, found, tol * 1e6)
     if exam is not None and exam.axis is not None:
         reserve_axis(scene, exam.axis)
+    if exam is not None:
+        _slopes(scene, model, found, skipped, tol)
     members = []
     by_target: dict[str, list[tuple[XY, XY]]] = {}
     for lk in model.links:

@@ -10,14 +10,14 @@ these facts rebuilds every task exactly.
 Rules (see each module): ``size`` (long side ≥ 1,600 px), ``couples``, ``supports``
 (:mod:`.symbols`), ``texts`` and ``dimensions`` (:mod:`.texts`), ``coordinates`` and
 ``load-positions``, ``arrows`` (:mod:`.positions`), ``legend`` (:mod:`.legend`: the
-parametric legend and the unit note), ``symmetry`` and ``levels`` (:mod:`.exam`).
+parametric legend and the unit note), ``symmetry``, ``levels`` and ``slopes`` (:mod:`.exam`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from .exam import levels, symmetry
+from .exam import levels, slopes, symmetry
 from .legend import legend
 from .positions import arrows_point, coordinates, load_positions
 from .record import Record, Violation
@@ -40,7 +40,7 @@ RULES: dict[str, Rule] = {
     "size": size, "couples": couples, "supports": supports, "text-overlaps": overlaps,
     "text-association": association, "dimensions": dimension_texts,
     "coordinates": coordinates, "load-positions": load_positions, "arrows": arrows_point,
-    "legend": legend, "symmetry": symmetry, "levels": levels,
+    "legend": legend, "symmetry": symmetry, "levels": levels, "slopes": slopes,
 }
 
 

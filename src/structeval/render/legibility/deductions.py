@@ -4,6 +4,8 @@
   a place with a known coordinate has it too (x mirrored, y the same); a place on
   the axis has the axis's x (the ``symmetry`` rule of :mod:`.exam` requires a tick
   on the axis and a mirror-symmetric picture).
+* **Slopes**: a rise:run triangle on a member gives, along the straight run through it,
+  the y of every joint whose x is known once one joint of the run is known in both.
 * **Straight chords**: a joint on a straight run of members (the members at it in
   line, the run going straight on through it) between two joints whose x and y are
   both known has its y from its x (and its x from its y).
@@ -58,7 +60,8 @@ def _unit(a: XY, b: XY) -> XY:
     return ((b[0] - a[0]) / n, (b[1] - a[1]) / n)
 
 
-def _chords(rec: Record, places: Any, got: dict[str, set[int]]) -> bool:
+def _adjacency(places: Any) -> dict[int, list[int]]:
+    """Place index → the places joined to it by a member (joints only)."""
     pts = places.points
     near: dict[int, list[int]] = {}
     for _, (a, b) in places.members:
@@ -67,10 +70,57 @@ def _chords(rec: Record, places: Any, got: dict[str, set[int]]) -> bool:
         if math.dist(pts[ia], a) < 1.0 and math.dist(pts[ib], b) < 1.0:
             near.setdefault(ia, []).append(ib)
             near.setdefault(ib, []).append(ia)
+    return near
+
+
+def _onward(pts: list[XY], near: dict[int, list[int]], j: int, d: XY) -> int | None:
+    """The joint straight on from ``j`` in direction d along a member, if exactly one."""
+    ahead = [k for k in near.get(j, []) if _dot(_unit(pts[j], pts[k]), d) >= STRAIGHT]
+    return ahead[0] if len(ahead) == 1 else None
+
+
+def _slopes(rec: Record, places: Any, got: dict[str, set[int]]) -> bool:
+    """A slope triangle on a member: along the straight run through it, a joint with a
+    known x has its y when some joint of the run has both."""
+    pts, near, added = places.points, _adjacency(places), False
+    for it in rec.glyphs("slope"):
+        g = it.glyph
+        assert g is not None
+        s, e = g.points["start"], g.points["end"]
+        host = [(a, b) for _, (a, b) in places.members
+                if _seg(s, a, b) <= 1.0 and _seg(e, a, b) <= 1.0]
+        if len(host) != 1:
+            continue
+        a, b = host[0]
+        ia = min(range(len(pts)), key=lambda k: math.dist(pts[k], a))
+        ib = min(range(len(pts)), key=lambda k: math.dist(pts[k], b))
+        line = [ia, ib]
+        for start, d in ((ib, _unit(a, b)), (ia, _unit(b, a))):
+            k = _onward(pts, near, start, d)
+            while k is not None and k not in line:
+                line.append(k)
+                k = _onward(pts, near, k, d)
+        if any(j in got["x"] and j in got["y"] for j in line):
+            for j in line:
+                if j in got["x"] and j not in got["y"]:
+                    got["y"].add(j)
+                    added = True
+    return added
+
+
+def _seg(p: XY, a: XY, b: XY) -> float:
+    d = (b[0] - a[0], b[1] - a[1])
+    n2 = d[0] ** 2 + d[1] ** 2
+    t = max(0.0, min(1.0, ((p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1]) / n2))
+    return math.dist(p, (a[0] + t * d[0], a[1] + t * d[1]))
+
+
+def _chords(rec: Record, places: Any, got: dict[str, set[int]]) -> bool:
+    pts = places.points
+    near = _adjacency(places)
 
     def onward(j: int, d: XY) -> int | None:
-        ahead = [k for k in near.get(j, []) if _dot(_unit(pts[j], pts[k]), d) >= STRAIGHT]
-        return ahead[0] if len(ahead) == 1 else None
+        return _onward(pts, near, j, d)
 
     def end(j: int, d: XY) -> int | None:
         seen, k = {j}, onward(j, d)
@@ -109,5 +159,6 @@ def deduce(rec: Record, places: Any, got: dict[str, set[int]],
         added = along()
         added |= _symmetry(rec, places, got)
         added |= _chords(rec, places, got)
+        added |= _slopes(rec, places, got)
         if not added:
             return

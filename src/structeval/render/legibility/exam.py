@@ -121,3 +121,41 @@ def levels(rec: Record) -> list[Violation]:
             out.append(Violation("levels", f"level {lab.text!r}", "is not clearly nearest "
                                  "to one level mark"))
     return out
+
+
+def slopes(rec: Record) -> list[Violation]:
+    """A slope triangle sits on its member (hypotenuse on it, legs along the page's axes)
+    and each of its two numbers is clearly nearest to its own leg."""
+    out = []
+    u, v = rec.frame
+    members = [it.glyph.paths["ends"] for it in rec.members]  # type: ignore[union-attr]
+    triangles = rec.glyphs("slope")
+    legs_of = {}
+    for it in triangles:
+        g = it.glyph
+        assert g is not None
+        s, c, e = g.points["start"], g.points["corner"], g.points["end"]
+        if not any(_seg(s, a, b) <= 1.0 and _seg(e, a, b) <= 1.0 for a, b in members):
+            out.append(Violation("slopes", f"slope on {it.owner}", "does not sit on a member"))
+        along = [abs((q[0] - p[0]) * w[0] + (q[1] - p[1]) * w[1]) / max(math.dist(p, q), 1e-9)
+                 for (p, q) in ((s, c), (c, e)) for w in (u, v)]
+        if not (max(along[0], along[1]) > 0.9999 and max(along[2], along[3]) > 0.9999):
+            out.append(Violation("slopes", f"slope on {it.owner}", "its legs are not "
+                                 "horizontal and vertical"))
+        legs_of[it.owner] = ((s, c), (c, e))
+    numbers = [it for it in rec.labels if it.role in ("slope-run", "slope-rise")]
+    legs = [(owner, leg) for owner, pair in legs_of.items() for leg in pair]
+    for lab in numbers:
+        d = sorted((box_distance(lab.bbox, [leg]), owner) for owner, leg in legs)
+        if not d or d[0][1] != lab.owner or (len(d) > 2 and d[2][0] < NEAREST_RATIO * d[0][0]
+                                             + NEAREST_PAD and d[2][1] != lab.owner):
+            out.append(Violation("slopes", f"slope number {lab.text!r}", "is not clearly "
+                                 "nearest to its own triangle"))
+    return out
+
+
+def _seg(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+    d = (b[0] - a[0], b[1] - a[1])
+    n2 = d[0] ** 2 + d[1] ** 2
+    t = max(0.0, min(1.0, ((p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1]) / n2))
+    return math.dist(p, (a[0] + t * d[0], a[1] + t * d[1]))
