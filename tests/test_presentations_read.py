@@ -116,6 +116,7 @@ def test_hard_sample_in_every_presentation(hard) -> None:  # type: ignore[no-unt
              for b, _ in hard}
     assert sizes["frame"] >= 40 and sizes["truss"] >= 60, sizes
     assert any(b["provenance"]["family"] == "gerber_long" for b, _ in hard)
+    TIMES.clear()
     figures = _layouts([(b, m, shown) for b, m in hard for shown in HARD_SHOWN])
     failures = _failures(figures)
     REPORTS.append(f"presentations: {len(figures) - len(failures)} of {len(figures)} drawings "

@@ -39,7 +39,8 @@ What the reader may use (the rules that make it an honest proof)
   :mod:`.levels` (a level mark's height), :mod:`.symmetry` (with a symmetry mark:
   a place's mirror image gives its coordinates; the axis's x from the tick on
   it), :mod:`.implied` (a joint visibly on a straight chord between two known
-  joints: its y from its x). Numbers still come only from texts; a legend's
+  joints: its y from its x), :mod:`.slopes` (a rise:run triangle on a member: the
+  heights along its line). Numbers still come only from texts; a legend's
   symbols and the "Dimensions in mm" note are read by :mod:`.texts`.
 
 For the next presentations (Chinese texts, a second symbol set) extend the modules
