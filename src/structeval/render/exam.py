@@ -13,7 +13,9 @@ alone (so the same model always gets the same drawing):
   (▽ ±0.000, +3.500, in m above the lowest level) instead of a vertical chain;
 * **implied coordinates** — a joint visibly on a straight run of members (a
   chord) between two dimensioned joints has its height implied by its x, so its
-  height is not dimensioned again.
+  height is not dimensioned again;
+* **slopes** — a height that follows from a member's slope is given by a rise:run
+  triangle on the member instead (:mod:`.slopes`).
 
 Each economy is an exact deduction the reader of the drawing makes; the
 legibility rules (:mod:`.legibility.deductions`) and the readability proof in the

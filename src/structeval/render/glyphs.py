@@ -37,6 +37,8 @@ vocabulary, per ``type``:
 * ``level`` (exam: a level mark): ``tip`` (the triangle's tip on the level), ``ext`` (the
   level line, outer end first), ``mark`` (the triangle's corners). Its text ("+3.500")
   is associated by position, as a chain's are.
+* ``slope`` (exam: a rise:run triangle): ``start`` and ``end`` (the hypotenuse, on its
+  member), ``corner`` (the right angle); its two numbers are associated by position.
 * ``text``: ``size`` (font size in px) and ``cap`` (cap height in px).
 """
 
