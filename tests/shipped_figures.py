@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from structeval.dataset.notes import task_notes
 from structeval.dataset.paths import RAW_DIR
 from structeval.dataset.rawfile import presentation_of, read_raw
 from structeval.model.types import Model
@@ -58,12 +59,34 @@ TIMINGS = Timings()
 TIMINGS_B = Timings(title="symbol set b over {tasks} shipped structures")
 
 
-def build(data_dir: Path, timings: Timings = TIMINGS, **factors: str) -> list[ShippedFigure]:
+#: the split whose tasks are re-drawn in other presentations (its 346 structures, v1's
+#: dataset, are each shipped in one presentation only)
+REDRAWN = frozenset({"core"})
+
+
+def presented(block: dict[str, Any], model: Model, shown: dict[str, str]) -> ShippedFigure:
+    """The task laid out in its stored presentation with ``shown`` factors changed, and
+    its notes as that presentation states them (layout-only path)."""
+    pres = presentation_of(block).with_(**shown)
+    layout = layout_model(model, seed=block["image"]["seed"], presentation=pres,
+                          category=block["category"])
+    record = json.loads(json.dumps(layout.layout_json()))
+    notes = task_notes(model, block["category"], pres)
+    return ShippedFigure(block["id"], {**block, "notes": notes, "presentation": pres.to_json()},
+                         model, layout, record)
+
+
+def build(data_dir: Path, timings: Timings = TIMINGS, splits: frozenset[str] | None = None,
+          **factors: str) -> list[ShippedFigure]:
     """Every task's layout in its own presentation, or with ``factors`` changed (e.g.
-    ``symbols="b"``: the shipped structures re-drawn in the other symbol set)."""
+    ``symbols="b"``: the shipped structures re-drawn in the other symbol set); only the
+    tasks of ``splits`` when given (a re-drawing needs only the core split's variety,
+    while the full pass in the tasks' own presentations covers every task)."""
     out = []
     for path in sorted((data_dir / RAW_DIR).glob("*.json")):
         _, block, model = read_raw(path)
+        if splits is not None and block.get("split") not in splits:
+            continue
         image = block["image"]
         start = time.perf_counter()
         shown = presentation_of(block).with_(**factors)

@@ -187,7 +187,6 @@ def test_cli_lists_families_and_refuses_bad_selections(tmp_path: Path) -> None:
         (["--family", "no_such"], "unknown family no_such"),
         (["--family", "building_frame", "--category", "beam"], "no beam template"),
         (["--hard", "--difficulty", "2"], "offered at difficulty 2 (beam: levels 4, 5"),
-        (["--presentation", "dimensioning=exam"], "--no-images"),
         (["--presentation", "colour=red"], "--presentation"),
         (["--hard", "--pool", "all"], "--hard contradicts --pool all"),
     ]

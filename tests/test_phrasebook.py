@@ -26,6 +26,8 @@ from structeval.phrasebook import (
 )
 from structeval.presentation import FACTORS, Presentation
 
+ZH = Presentation(language="zh")
+
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 TRUSS_MODEL = parse_model({
@@ -95,11 +97,11 @@ def test_say_refuses_what_it_cannot_say() -> None:
 def test_task_notes_in_both_languages_state_the_same_notes() -> None:
     assert task_note_keys(TRUSS_MODEL, "truss") == ["note.truss"]
     assert task_notes(TRUSS_MODEL, "truss") == TRUSS
-    assert task_notes(TRUSS_MODEL, "truss", "zh") == say("note.truss", "zh")
+    assert task_notes(TRUSS_MODEL, "truss", ZH) == say("note.truss", "zh")
     assert task_note_keys(GABLE, "frame") == ["note.perpendicular"]
     assert task_notes(GABLE, "frame") == PERPENDICULAR
-    assert CJK.search(task_notes(GABLE, "frame", "zh"))
-    assert task_notes(GABLE, "beam", "zh") == task_notes(GABLE, "frame", "zh")
+    assert CJK.search(task_notes(GABLE, "frame", ZH))
+    assert task_notes(GABLE, "beam", ZH) == task_notes(GABLE, "frame", ZH)
 
 
 def test_figure_notes_follow_the_model() -> None:

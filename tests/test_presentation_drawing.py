@@ -69,7 +69,7 @@ def test_every_new_value_draws_legibly_and_reads_back(value: str, category: str)
                        category=category)
     assert max(res.size) >= 1600
     assert [str(v) for v in check(res)] == []
-    assert _read(res.layout_json(), model, task_notes(model, category, shown.language)) == 1.0
+    assert _read(res.layout_json(), model, task_notes(model, category, shown)) == 1.0
     notes = [it.text for it in res.layout if it.role == "note"]
     assert notes and all(bool(CJK.search(t)) == (shown.language == "zh") for t in notes)
     if shown.style != "cad":  # photographed or copied pages are JPEG, like scanned ones
@@ -262,10 +262,10 @@ def test_the_page_rule_sees_a_statement_over_the_figure() -> None:
     assert any("overlaps the figure's member" in v.reason for v in found)
 
 
-def test_what_the_renderer_cannot_draw_is_refused() -> None:
+def test_an_explicit_style_wins_and_a_bad_one_is_refused() -> None:
     _, model = _task("beam")
-    with pytest.raises(RenderError, match="does not draw units=mm-kN"):
-        render_model(model, presentation=Presentation(units="mm-kN"))
+    with pytest.raises(RenderError, match="units must be one of m-kN, mm-kN"):
+        render_model(model, presentation={"units": "inch-lbf"})
     # an explicit style wins over the presentation's
     assert layout_model(model, style="cad", presentation=Presentation(style="sketch")).style \
         == "cad"

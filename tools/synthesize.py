@@ -41,8 +41,7 @@ from structeval.generation.generator import least_presentation_score, synthesize
 from structeval.generation.recipe import RECIPES, recipe_tasks
 from structeval.generation.selection import Selection, plan, problem_id
 from structeval.model import StructEvalError
-from structeval.presentation import FACTORS, Presentation
-from structeval.render.figure import DRAWN_FACTORS  # others can be written with --no-images only
+from structeval.presentation import FACTORS
 
 
 def _fixed_presentation(items: tuple[str, ...]) -> dict[str, str]:
@@ -99,7 +98,7 @@ def core_fingerprints(out: Path) -> set[str]:
               help="Refuse drafts with fewer members (links).")
 @click.option("--presentation", "presentation", multiple=True, metavar="KEY=VALUE",
               help="Fix a presentation factor of every task (repeatable); the difficulty "
-                   "rule counts it. Factors other than style need --no-images.")
+                   "rule counts it. The renderer draws every factor.")
 @click.option("--list-families", is_flag=True, help="Print the templates and exit.")
 @click.option("--split", default="test", show_default=True,
               help="Split name stored per problem (the shipped sets are core, hard and matched).")
@@ -136,11 +135,6 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
     if hard and pool not in ("standard", "hard"):
         raise click.BadParameter(f"--hard contradicts --pool {pool}", param_hint="--hard")
     fixed = _fixed_presentation(presentation)
-    undrawn = sorted(k for k, v in fixed.items()
-                     if k not in DRAWN_FACTORS and v != Presentation().to_json()[k])
-    if undrawn and images and not render_only:
-        raise click.UsageError(f"the renderer does not draw {', '.join(undrawn)} yet; write "
-                               "raw models with --no-images")
     status = renderer_status()
     if (images or render_only) and status != "available":
         raise click.UsageError(f"the renderer is {status}; use --no-images to write raw "

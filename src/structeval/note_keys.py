@@ -11,6 +11,7 @@ structure state the same facts, and a drawing never says less than the prompt.
 from __future__ import annotations
 
 from .model.types import DistributedLoad, Model
+from .presentation import Presentation
 
 
 def pin_jointed(model: Model) -> bool:
@@ -38,11 +39,17 @@ def inclined_distributed(model: Model) -> bool:
     return False
 
 
-def task_note_keys(model: Model, category: str) -> list[str]:
-    """The task's notes (the prompt states them), in order."""
+def task_note_keys(model: Model, category: str,
+                   presentation: Presentation | None = None) -> list[str]:
+    """The task's notes (the prompt states them), in order: what the structure calls for,
+    then what its presentation does to the numbers (millimetres, a legend of symbols)."""
     keys = ["note.truss"] if category == "truss" else []
     if inclined_distributed(model):
         keys.append("note.perpendicular")
+    if presentation is not None and presentation.units == "mm-kN":
+        keys.append("note.millimetres")
+    if presentation is not None and presentation.values == "parametric":
+        keys.append("note.parametric")
     return keys
 
 

@@ -42,9 +42,19 @@ PHRASES: dict[str, dict[str, str]] = {
               "per metre of member length.",
         "zh": "斜杆上的分布荷载垂直于杆轴作用，其集度按单位杆长计。",
     },
+    "note.millimetres": {
+        "en": "Dimensions on the drawing are in mm; write the answer in m and kN.",
+        "zh": "图中尺寸单位为 mm；答案中长度以 m、力以 kN 计。",
+    },
+    "note.parametric": {
+        "en": "The legend on the drawing defines the symbols of the lengths and loads; write "
+              "every value in the answer as a number in m and kN.",
+        "zh": "图中图例给出了各长度和荷载符号的数值；答案中的每个值都写成以 m、kN 计的数。",
+    },
     # -- figure notes: the short block a textbook prints under a figure --------------
     "figure.bending-stiffness": {"en": "EI = constant", "zh": "EI = 常数"},
     "figure.axial-stiffness": {"en": "EA = constant", "zh": "EA = 常数"},
+    "figure.millimetres": {"en": "Dimensions in mm", "zh": "尺寸单位：mm"},
     "figure.rigid-joints": {
         "en": "Joints are rigid unless drawn with a hinge circle.",
         "zh": "除画有小圆圈的铰结点外，其余结点均为刚结点。",

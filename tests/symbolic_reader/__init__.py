@@ -29,22 +29,30 @@ What the reader may use (the rules that make it an honest proof)
   along an axis or a direction square/parallel to a member (within half a
   degree), a roller's ground visibly horizontal. A slanted force or support
   needs its angle mark's text; a pixel angle is never a value.
-* A coordinate is read from a tick whose extension line runs to the place, or to
-  a place in plain sight of it along the tick's line (nothing drawn between but
-  the places' own things: no member crossing, no other joint); a joint also takes
-  a coordinate through a member visibly along that axis from a joint that has it.
-  Nothing is inferred from chords, slopes or symmetry in this (``full``)
-  dimensioning.
+* A coordinate is read from a tick whose extension line runs to the place (or is
+  drawn on through it, across members), or to a place in plain sight of it along
+  the tick's line (nothing drawn between but the places' own things: no member
+  crossing, no other joint); a joint also takes a coordinate through a member
+  visibly along that axis from a joint that has it.
+* Exact deductions an expert makes, one module each, used only where the picture
+  shows their premise: :mod:`.repeats` ("6 × 2 m" over six intervals),
+  :mod:`.levels` (a level mark's height), :mod:`.symmetry` (with a symmetry mark:
+  a place's mirror image gives its coordinates; the axis's x from the tick on
+  it), :mod:`.implied` (a joint visibly on a straight chord between two known
+  joints: its y from its x), :mod:`.slopes` (a rise:run triangle on a member: the
+  heights along its line). Numbers still come only from texts; a legend's
+  symbols and the unit note ("Dimensions in mm", "尺寸单位：mm") are read by
+  :mod:`.texts`. In ``full`` dimensioning none of these devices is drawn, so
+  nothing is deduced.
 * Words state facts, in English or Chinese: the task's notes and the notes block
   printed under a figure are read for what they say (:data:`.texts.NOTE_FACTS`, e.g.
   that a truss is pin-jointed), never for numbers. On an exam page, the page's own
   texts (statement, caption, header; items of kind ``page``) are not the figure's and
   are not read.
 
-For the next presentations (exam dimensioning, parametric legends, mm, Chinese
-texts, a second symbol set) extend the modules that own the concern: new text
-forms in :mod:`.texts`, new chain forms (``6 × 2 m``, symmetry axes, levels) in
-:mod:`.dims`, new symbols in :mod:`.supports`; keep these rules.
+For the next presentations (Chinese texts, a second symbol set) extend the modules
+that own the concern: new text forms in :mod:`.texts`, new symbols in
+:mod:`.supports`; keep these rules.
 """
 
 from .build import ReadError, read_drawing

@@ -15,23 +15,18 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from . import texts
+from .dims_types import Chain
 from .geometry import XY, cross, dot, parallel, segments_cross, sub, unit
+from .implied import on_chords
+from .levels import read_levels
+from .repeats import first_interval
+from .slopes import along_slopes, read_slopes
+from .symmetry import mirror, read_axis
 from .topology import Topology
 from .view import Drawing, Glyph, ReadError, Text
 
 ON_LINE = 2.0  # px: a place this close to a tick's line is on it
 SAME_TICK = 2.0  # px: ticks of two chains this close are one station
-
-
-@dataclass
-class Chain:
-    axis: str  # "x" or "y"
-    along: XY
-    line: tuple[XY, XY]
-    stations: list[float]  # page coordinate of each tick along the axis, ascending
-    inner: list[XY]  # the extension line's inner end per tick (the tick itself if none)
-    values: list[float | None]
 
 
 def _axis_of(g: Glyph) -> tuple[str, XY]:
@@ -48,11 +43,12 @@ def _chains(d: Drawing) -> list[Chain]:
     out = []
     for g in d.of("chain"):
         axis, along = _axis_of(g)
-        ticks = list(zip(g.paths["ticks"], g.paths["ext_inner"], strict=True))
+        ticks = list(zip(g.paths["ticks"], g.paths["ext_inner"], g.paths["ext_outer"],
+                         strict=True))
         ticks.sort(key=lambda t: dot(t[0], along))
         out.append(Chain(axis, along, tuple(g.paths["line"]),  # type: ignore[arg-type]
-                         [dot(t, along) for t, _ in ticks], [e for _, e in ticks],
-                         [None] * len(ticks)))
+                         [dot(t, along) for t, _, _ in ticks], [e for _, e, _ in ticks],
+                         [None] * len(ticks), outer=[o for _, _, o in ticks]))
     return out
 
 
@@ -69,7 +65,7 @@ def _lengths(d: Drawing, chains: list[Chain]) -> dict[tuple[int, int], float]:
     """(chain, interval) → the length its text states."""
     found: dict[tuple[int, int], list[Text]] = {}
     for t in d.texts:
-        v = texts.parse(t.text)
+        v = t.value
         if v is None or v.kind != "length":
             continue
         near = [(dist, k) for k, c in enumerate(chains)
@@ -78,30 +74,32 @@ def _lengths(d: Drawing, chains: list[Chain]) -> dict[tuple[int, int], float]:
             raise ReadError(f"the dimension {t.text!r} is beside no chain")
         _, k = min(near)
         c = chains[k]
-        s = dot(t.centre, c.along)
-        j = max(i for i in range(len(c.stations) - 1) if c.stations[i] <= s)
-        found.setdefault((k, j), []).append(t)
+        j0 = first_interval(c.stations, dot(t.centre, c.along), v.count)
+        for j in range(j0, j0 + v.count):
+            found.setdefault((k, j), []).append(t)
     out = {}
     for k, c in enumerate(chains):
         for j in range(len(c.stations) - 1):
             here = found.get((k, j), [])
             if len(here) != 1:
                 raise ReadError(f"an interval of a {c.axis} chain has {len(here)} texts")
-            v = texts.parse(here[0].text)
+            v = here[0].value
             assert v is not None
             out[(k, j)] = v.value
     return out
 
 
-def _values(d: Drawing, chains: list[Chain]) -> None:
-    """Give every tick its coordinate: cumulative lengths, chains tied where ticks meet."""
+def _values(d: Drawing, chains: list[Chain], levels: list[Chain]) -> None:
+    """Give every tick its coordinate: cumulative lengths, chains tied where ticks meet
+    (and to the level marks, whose values are given)."""
     lengths = _lengths(d, chains)
     for axis in ("x", "y"):
         mine = sorted((k for k, c in enumerate(chains) if c.axis == axis),
                       key=lambda k: -len(chains[k].stations))
+        known: list[tuple[float, float]] = [(c.stations[0], c.values[0])  # type: ignore[misc]
+                                            for c in levels if c.axis == axis]
         if not mine:
             continue
-        known: list[tuple[float, float]] = []  # (station px, value)
         pending = list(mine)
         while pending:
             for k in pending:
@@ -132,6 +130,16 @@ def _values(d: Drawing, chains: list[Chain]) -> None:
                 break
             else:
                 raise ReadError(f"a {axis} chain shares no tick with the others")
+
+
+def _passes(outer: XY, inner: XY, p: XY) -> bool:
+    """Whether the drawn extension line outer → inner runs through the place p."""
+    d = sub(inner, outer)
+    n = math.hypot(*d)
+    if n < 1.0:
+        return False
+    t = dot(sub(p, outer), d) / (n * n)
+    return 0.0 < t < 1.0 and abs(cross(d, sub(p, outer))) / n <= ON_LINE
 
 
 def _on_chain(c: Chain, p: XY) -> bool:
@@ -178,14 +186,20 @@ def _bare(p: XY, q: XY, boxes: tuple[tuple[float, float, float, float], ...]) ->
 def coordinates(d: Drawing, top: Topology, spots: list[Spot]) -> list[dict[str, float]]:
     """Per spot, the coordinates the chains give it ({"x": …, "y": …} as far as known)."""
     chains = _chains(d)
-    _values(d, chains)
+    levels = read_levels(d)
+    _values(d, chains, levels)
     got: list[dict[str, float]] = [{} for _ in spots]
-    for c in chains:
-        for s, inner, value in zip(c.stations, c.inner, c.values, strict=True):
+    for c in chains + levels:
+        for s, inner, outer, value in zip(c.stations, c.inner, c.outer, c.values, strict=True):
             assert value is not None
-            if _on_chain(c, inner):
+            if not c.level and _on_chain(c, inner):
                 continue  # no extension line: the tick points at nothing in particular
             here = [i for i, sp in enumerate(spots) if abs(dot(sp.px, c.along) - s) <= ON_LINE]
+            for i in [i for i in here if _passes(outer, inner, spots[i].px)]:
+                here.remove(i)  # the drawn line runs through it (across members, too)
+                got[i].setdefault(c.axis, value)
+                if abs(got[i][c.axis] - value) > 1e-9:
+                    raise ReadError(f"two ticks give one place two {c.axis} coordinates")
             here.sort(key=lambda i: math.dist(spots[i].px, inner))
             prev, allowed = inner, set()
             if here and _bare(inner, spots[here[0]].px, spots[here[0]].cover) > BRIDGE * d.yard:
@@ -199,10 +213,19 @@ def coordinates(d: Drawing, top: Topology, spots: list[Spot]) -> list[dict[str, 
                     raise ReadError(f"two ticks give one place two {c.axis} coordinates")
                 prev, allowed = spots[i].px, set(spots[i].members)
     for axis in ("x", "y"):
-        if not any(c.axis == axis for c in chains):
+        if not any(c.axis == axis for c in chains + levels):
             _level(spots, got, axis)
-    _along_members(top, spots, got)
-    return got
+    axis = read_axis(d, chains)
+    marks = read_slopes(d, top)
+    while True:  # the deductions feed each other until nothing more follows
+        before = sum(len(g) for g in got)
+        _along_members(top, spots, got)
+        if axis is not None:
+            mirror(axis, spots, got)
+        on_chords(top, spots, got)
+        along_slopes(top, marks, spots, got)
+        if sum(len(g) for g in got) == before:
+            return got
 
 
 def _level(spots: list[Spot], got: list[dict[str, float]], axis: str) -> None:

@@ -15,7 +15,6 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
-from . import texts
 from .geometry import (
     XY,
     axis_angle,
@@ -117,13 +116,12 @@ def _assign(found: list[Text], glyphs: list[Glyph], distance) -> dict[int, list[
 
 
 def _texts_of(d: Drawing, kind: str) -> list[Text]:
-    return [t for t in d.texts if (v := texts.parse(t.text)) is not None and v.kind == kind]
+    return [t for t in d.texts if t.value is not None and t.value.kind == kind]
 
 
 def _value(t: Text) -> float:
-    v = texts.parse(t.text)
-    assert v is not None
-    return v.value
+    assert t.value is not None
+    return t.value.value
 
 
 def _angle_marks(d: Drawing) -> list[tuple[Glyph, float]]:

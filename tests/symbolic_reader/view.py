@@ -10,8 +10,10 @@ later "is this vertical?" is a plain comparison.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from .texts import Lexicon, Value, lexicon
 
 XY = tuple[float, float]
 
@@ -34,6 +36,7 @@ class Text:
     centre: XY  # page coordinates
     box: tuple[XY, ...]  # the box's corners, page coordinates
     cap: float
+    value: Value | None = None  # what it states, read with the legend and unit note
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,11 @@ class Drawing:
     height: int
     glyphs: list[Glyph] = field(default_factory=list)
     texts: list[Text] = field(default_factory=list)
+    lex: Lexicon = field(default_factory=Lexicon)
+
+    def parse(self, text: str) -> Value | None:
+        """The value a drawn text states, read with the drawing's legend and unit note."""
+        return self.lex.parse(text)
 
     def of(self, gtype: str) -> list[Glyph]:
         return [g for g in self.glyphs if g.type == gtype]
@@ -60,9 +68,7 @@ class Drawing:
         """The drawing's own yardstick: the cap height of its dimension texts (px).
         Distances that mean "touching" or "beside" scale with it, as a reader's eye
         does with the page."""
-        from .texts import parse
-
-        caps = sorted(t.cap for t in self.texts if (v := parse(t.text)) and v.kind == "length")
+        caps = sorted(t.cap for t in self.texts if t.value and t.value.kind == "length")
         caps = caps or sorted(t.cap for t in self.texts)
         if not caps:
             raise ReadError("the drawing has no text")
@@ -124,4 +130,12 @@ def drawing(view: dict[str, Any]) -> Drawing:
             else:
                 facts[key] = value
         out.glyphs.append(Glyph(str(g["type"]), pts, paths, num, facts))
+    try:
+        out.lex = lexicon(t.text for t in out.texts)
+    except ValueError as exc:
+        raise ReadError(str(exc)) from None
+    out.texts = [replace(t, value=out.lex.parse(t.text)) for t in out.texts]
+    from .slopes import claim_texts
+
+    claim_texts(out)  # a slope triangle's numbers are no dimensions
     return out

@@ -12,13 +12,19 @@ from __future__ import annotations
 from ..model.types import Model
 from ..note_keys import task_note_keys
 from ..phrasebook import say
+from ..presentation import Presentation
 
 TRUSS = say("note.truss", "en")
 PERPENDICULAR = say("note.perpendicular", "en")
+MILLIMETRES = say("note.millimetres", "en")
+PARAMETRIC = say("note.parametric", "en")
 
 
-def task_notes(model: Model, category: str, language: str = "en") -> str:
-    """The notes of a task in its language (English sentences joined by a space, Chinese
-    ones run together, as each language writes consecutive sentences)."""
-    joiner = "" if language == "zh" else " "
-    return joiner.join(say(key, language) for key in task_note_keys(model, category))
+def task_notes(model: Model, category: str, presentation: Presentation | None = None) -> str:
+    """The notes of ``model`` shown in ``presentation`` (default: English, full, numeric,
+    m-kN), in its language (English sentences joined by a space, Chinese ones run
+    together, as each language writes consecutive sentences)."""
+    shown = presentation or Presentation()
+    joiner = "" if shown.language == "zh" else " "
+    return joiner.join(say(key, shown.language)
+                       for key in task_note_keys(model, category, shown))

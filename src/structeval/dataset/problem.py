@@ -46,8 +46,7 @@ def make_problem(pid: str, category: str, split: str, model: Model,
         block["title"] = title
     if difficulty_level is not None:
         block["difficulty"] = difficulty_level
-    language = presentation.language if presentation is not None else "en"
-    block.update(split=split, notes=task_notes(model, category, language),
+    block.update(split=split, notes=task_notes(model, category, presentation),
                  image={"file": f"{pid}.{IMAGE_TYPES[image[0]]}", "style": image[0],
                         "seed": image[1]})
     if presentation is not None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from .glyphs import Anchor, Glyph
 from .scene import LAYER_LOAD, LAYER_THIN, Fill, Prim, Scene, Stroke, along, unit_vec
 from .shapes import XY, Box, Capsule, Shape
+from .value_text import fmt_number
 
 HEAD_LEN = 10.0
 HEAD_HALF = 4.2
@@ -27,12 +28,6 @@ class LabelRequest:
     colour_role: str = "load"
     first_gap: float = 3.0
     also: tuple[XY, ...] = ()  # further anchors to try, ring by ring with the first
-
-
-def fmt_number(value: float) -> str:
-    """Textbook numbers: 12, 2.5, 0.354 (three decimals at most, no trailing zeros)."""
-    text = f"{value:.3f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 def arrow(tail: XY, tip: XY, width: float, role: str = "load", layer: int = LAYER_LOAD,

@@ -25,13 +25,16 @@ from dataclasses import dataclass, field
 
 from ..model.semantics import distributed_extent, link_axis, world_point_of_load
 from ..model.types import DistributedLoad, Model
-from .arrows import fmt_number
+from .exam import ExamPlan, exam_plan, straight_runs
+from .exam_marks import draw_axis, draw_levels, reserve_axis
 from .fonts import cap_height, text_size
 from .glyphs import Glyph
 from .legibility.positions import BRIDGE_CAPS
+from .members import OWN_REACH
 from .placement import place_label
 from .scene import LAYER_THIN, Prim, Scene, Stroke
 from .shapes import XY, Box, Capsule, Rect, Shape
+from .slopes import Slope, draw_slope, plan_slopes
 
 OFFSET = 24.0  # px from the drawing to the first chain
 TOTAL_OFFSET = 16.0
@@ -123,10 +126,15 @@ class AxisPlan:
     values: list[float]
     targets: dict[tuple[int, float], XY] = field(default_factory=dict)  # (side, value) → px
     used: set[tuple[int, float]] = field(default_factory=set)
+    passes: dict[tuple[int, float], frozenset[int]] = field(default_factory=dict)  # may cross
+    levels: bool = False  # exam: heights as level marks instead of a chain
 
     def chain_values(self, side: int) -> list[float]:
         ends = {self.values[0], self.values[-1]}
         mine = {v for s, v in self.used if s == side}
+        if self.levels:  # a level mark stands alone: only where it is needed
+            other = {v for s, v in self.used if s == 1}
+            return [v for v in self.values if v in mine or (side == 0 and v not in other)]
         if side == 0:
             other = {v for s, v in self.used if s == 1}
             return [v for v in self.values if v in mine or v in ends or v not in other]
@@ -141,6 +149,8 @@ class Walk:
 
     reached: tuple[int, ...]
     crosses: int
+    through: tuple[int, ...] = ()  # further places a drawn line reaches, crossing members
+    ignore: frozenset[int] = frozenset()  # what such a line may pass (the places' own)
 
 
 def _coord(axis: str, p: XY) -> float:
@@ -148,9 +158,17 @@ def _coord(axis: str, p: XY) -> float:
 
 
 def _own(scene: Scene, px: XY) -> frozenset[int]:
-    """Items drawn for the place at ``px`` (its support, hinge, loads): a line may end at them."""
+    """Items drawn for the place at ``px`` (its support, hinge, loads): a line may end at them
+    (a released end's circle only when it is close enough to be seen as the joint's)."""
     return frozenset(i for i, it in enumerate(scene.layout.items)
-                     if it.anchor is not None and any(math.dist(q, px) < 0.5 for q in it.anchor.at))
+                     if it.anchor is not None and any(math.dist(q, px) < 0.5 for q in it.anchor.at)
+                     and not (it.glyph is not None and it.glyph.type == "hinge"
+                              and math.dist(it.glyph.points["centre"], px) > OWN_REACH))
+
+
+def _circles(scene: Scene, items: frozenset[int]) -> frozenset[int]:
+    """The hinge circles among ``items``: all a line drawn on through a joint may cross."""
+    return frozenset(i for i in items if scene.layout.items[i].kind == "hinge")
 
 
 def _crossings(axis: Axis, a0: float, o_from: float, o_to: float,
@@ -214,10 +232,10 @@ def _blocked(scene: Scene, axis: Axis, a0: float, o_from: float, o_to: float,
 def _bridged(scene: Scene, axis: Axis, a0: float, outside: float, first_o: float,
              structural: frozenset[int], own: frozenset[int]) -> bool:
     """Where the line will stop (at the place's own symbol, if one is in the way), the rest
-    of the way to the place is covered by that symbol or short (legibility.positions)."""
-    back = (-axis.out[0], -axis.out[1])
+    of the way to the place is covered by that symbol or short (legibility.positions).
+    ``structural`` is what the line may cross on its way."""
     room = outside - first_o
-    hit = first_block(scene, axis.fig(a0, outside), back, room, structural)
+    hit = _thick_hit(scene, axis, a0, outside, room, structural)  # as the line is drawn
     if hit is None:
         return True
     end_o = outside - hit + 2.0
@@ -236,6 +254,8 @@ def _walk(scene: Scene, axis: Axis, on_station: list[int], pxs: list[XY],
           members: list[tuple[XY, XY]], incident: list[list[tuple[XY, XY]]],
           structural: frozenset[int]) -> Walk:
     """Follow the station's line inwards from outside (see :class:`Walk`)."""
+    if not on_station:
+        return Walk((), 0)  # a station no place is on (a symmetry axis through no joint)
     order = sorted(on_station, key=lambda i: -axis.coords(pxs[i])[1])
     a0 = axis.coords(pxs[order[0]])[0]
     x0, y0, x1, y1 = scene.layout.extent()
@@ -247,16 +267,27 @@ def _walk(scene: Scene, axis: Axis, on_station: list[int], pxs: list[XY],
     if not _bridged(scene, axis, a0, outside, first_o, structural, own):
         return Walk((), 0)
     crosses = _crossings(axis, a0, outside, first_o, members, incident[order[0]])
-    reached = [order[0]]
+    reached, through = [order[0]], []
+    passed = _circles(scene, own)  # a line drawn on crosses the circles of the joints it passes
     for prev, nxt in itertools.pairwise(order):
         o_prev, o_next = axis.coords(pxs[prev])[1], axis.coords(pxs[nxt])[1]
         skip = incident[prev] + incident[nxt]
-        ignore = structural | _own(scene, pxs[prev]) | _own(scene, pxs[nxt])
-        if (_crossings(axis, a0, o_prev, o_next, members, skip)
-                or _blocked(scene, axis, a0, o_prev, o_next, ignore)):
+        mine = _own(scene, pxs[nxt])
+        ignore = structural | _own(scene, pxs[prev]) | mine
+        if _blocked(scene, axis, a0, o_prev, o_next, ignore):
             break
-        reached.append(nxt)
-    return Walk(tuple(reached), crosses)
+        if through or _crossings(axis, a0, o_prev, o_next, members, skip):
+            # only a line drawn on through the members reaches it: it passes ``prev`` (whose
+            # symbols, bar a hinge circle, it must not cross) and must get to ``nxt``
+            if any(scene.layout.items[i].kind != "hinge" for i in _own(scene, pxs[prev])):
+                break
+            if not _bridged(scene, axis, a0, outside, o_next, structural | passed, mine):
+                break
+            through.append(nxt)
+        else:
+            reached.append(nxt)
+        passed |= _circles(scene, mine)
+    return Walk(tuple(reached), crosses, tuple(through), passed)
 
 
 def _groups(model: Model, axis: str) -> dict[str, str]:
@@ -278,6 +309,46 @@ def _groups(model: Model, axis: str) -> dict[str, str]:
     return {p.id: root(p.id) for p in model.points}
 
 
+def _skipped(exam: ExamPlan | None, found: list[Place], span: float) -> dict[str, set[int]]:
+    """Axis → the places whose coordinate an exam drawing leaves to a deduction (the
+    mirrored half of a symmetric figure; heights implied by a straight chord)."""
+    out: dict[str, set[int]] = {"x": set(), "y": set()}
+    if exam is None:
+        return out
+    for i, f in enumerate(found):
+        if exam.mirrored(f.world[0], span):
+            out["x"].add(i)
+            out["y"].add(i)
+        elif f.target.startswith("point:") and f.target[6:] in exam.implied_y:
+            out["y"].add(i)
+    return out
+
+
+def _slopes(scene: Scene, model: Model, found: list[Place], skipped: dict[str, set[int]],
+            tol: float) -> None:
+    """Heights a slope triangle gives instead of the vertical chain (:mod:`.slopes`): draws
+    the triangles and leaves those heights out of the chain."""
+    needs = {f.target[6:]: f.world[1] for i, f in enumerate(found)
+             if f.target.startswith("point:") and i not in skipped["y"]}
+    y_only = {f.world[1] for i, f in enumerate(found) if f.axes == "y" and i not in skipped["y"]}
+    runs = straight_runs(model) + [[lk.a, lk.b] for lk in model.links]
+    links = {frozenset((lk.a, lk.b)): lk.id for lk in model.links}
+
+    def fits(slope: Slope) -> bool:
+        return draw_slope(scene, model, slope, links[frozenset((slope.next, slope.low))],
+                          dry=True)
+
+    chosen = plan_slopes(model, needs, y_only, _groups(model, "y"), tol, runs, fits)
+    if not chosen:
+        return
+    dropped = {round(needs[j] / tol) for j in chosen}
+    for i, f in enumerate(found):
+        if f.target.startswith("point:") and round(f.world[1] / tol) in dropped:
+            skipped["y"].add(i)
+    for slope in chosen.values():
+        draw_slope(scene, model, slope, links[frozenset((slope.next, slope.low))])
+
+
 def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
     """Which stations each axis needs and where each extension line goes; reserves the
     lines' paths so the labels placed next keep off them."""
@@ -286,6 +357,13 @@ def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
     pxs = [scene.px(*p) for p in pts]
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     tol = 1e-6 * max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
+    exam = exam_plan(model) if scene.shown.dimensioning == "exam" else None
+    scene.exam = exam
+    skipped = _skipped(exam, found, tol * 1e6)
+    if exam is not None and exam.axis is not None:
+        reserve_axis(scene, exam.axis)
+    if exam is not None:
+        _slopes(scene, model, found, skipped, tol)
     members = []
     by_target: dict[str, list[tuple[XY, XY]]] = {}
     for lk in model.links:
@@ -300,18 +378,23 @@ def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
     plans = []
     either_done: set[int] = set()
     for name, sides in (("x", (X_NEAR, X_FAR)), ("y", (Y_RIGHT, Y_LEFT))):
-        values = distinct(xs if name == "x" else ys, tol)
+        coords = [_coord(name, p) for i, p in enumerate(pts) if i not in skipped[name]]
+        if name == "x" and exam is not None and exam.axis is not None:
+            coords.append(exam.axis)  # the axis is dimensioned: the half ends there
+        values = distinct(coords, tol)
         if len(values) < 2:
             continue
         if name == "y":
             values = list(reversed(values))  # top first, as a chain on the page runs
-        station = [_nearest(values, _coord(name, p)) for p in pts]
+        station = [_station(values, _coord(name, p), tol) for p in pts]
         walks = {(s, k): _walk(scene, sides[s], [i for i in range(len(pts)) if station[i] == k],
                                pxs, members, incident, structural)
                  for s in (0, 1) for k in range(len(values))}
         groups = _groups(model, name)
         wanted: dict[str, list[int]] = {}
         for i, f in enumerate(found):
+            if i in skipped[name] or station[i] is None:
+                continue
             if f.axes == "xy":
                 wanted.setdefault(groups[f.target.split(":", 1)[1]], []).append(i)
             elif f.axes == name or (f.axes == "either" and i not in either_done):
@@ -323,13 +406,33 @@ def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
             if clear[1] > clear[0]:
                 sides = (Y_LEFT, Y_RIGHT)
                 walks = {(1 - s, k): w for (s, k), w in walks.items()}
-        plan = AxisPlan(sides[0], sides[1], values)
+        plan = AxisPlan(sides[0], sides[1], values,
+                        levels=name == "y" and exam is not None and exam.levels)
         for (s, k), w in walks.items():
             if w.reached:
                 plan.targets[(s, values[k])] = pxs[w.reached[0]]
         for members_of in wanted.values():
             options = [(walks[(s, station[i])].crosses > 0, s, i) for i in members_of
                        for s in (0, 1) if i in walks[(s, station[i])].reached]
+            if not options:  # a line drawn on through the members, to the nearest side's
+                options = [(2 + walks[(s, station[i])].through.index(i), s, i)
+                           for i in members_of for s in (0, 1)
+                           if i in walks[(s, station[i])].through]
+                if options:
+                    _, side, i = min(options)
+                    walk = walks[(side, station[i])]
+                    key = (side, values[station[i]])
+                    deepest = plan.targets.get(key)
+                    axis_ = plan.near if side == 0 else plan.far
+                    if deepest is None or axis_.coords(pxs[i])[1] < axis_.coords(deepest)[1]:
+                        plan.targets[key] = pxs[i]
+                    plan.passes[key] = plan.passes.get(key, frozenset()) | walk.ignore
+                    plan.used.add(key)
+                    if found[i].axes == "either":
+                        either_done.add(i)
+                    order = walk.reached + walk.through
+                    _reserve(scene, axis_, [pxs[j] for j in order[:order.index(i) + 1]])
+                    continue
             if not options:
                 i = members_of[0]
                 if found[i].target.startswith("link:") and (
@@ -337,6 +440,8 @@ def plan_dimensions(scene: Scene, model: Model) -> list[AxisPlan]:
                     _local_chain(scene, model, name, found[i], tol)
                     if found[i].axes == "either":
                         either_done.add(i)
+                elif found[i].target.startswith("point:"):
+                    _local_joint_chain(scene, model, name, found[i].target[6:], tol)
                 continue
             _, side, i = min(options)
             plan.used.add((side, values[station[i]]))
@@ -360,22 +465,52 @@ def _local_chain(scene: Scene, model: Model, name: str, place: Place, tol: float
     end = next((p for p in ends if abs(_coord(name, (p.x, p.y)) - c) > tol), None)
     if end is None:
         return
-    pts = [scene.px(*place.world), scene.px(end.x, end.y)]
+    _local_between(scene, name, place.world, (end.x, end.y))
+
+
+def _local_joint_chain(scene: Scene, model: Model, name: str, pid: str, tol: float) -> None:
+    """A joint no extension line reaches: a short chain beside its shortest member whose
+    other end differs in that coordinate (the chains tie it where their ticks meet)."""
+    p = model.point(pid)
+    here = (p.x, p.y)
+    ends = [model.point(lk.b if lk.a == pid else lk.a) for lk in model.links
+            if pid in (lk.a, lk.b)]
+    ends = [q for q in ends if abs(_coord(name, (q.x, q.y)) - _coord(name, here)) > tol]
+    if ends:
+        q = min(ends, key=lambda q: (math.hypot(q.x - p.x, q.y - p.y), q.id))
+        _local_between(scene, name, here, (q.x, q.y))
+
+
+def _local_between(scene: Scene, name: str, world: XY, other: XY) -> None:
+    """The local chain from ``world`` to ``other`` along axis ``name``, on the freer side."""
+    pts = [scene.px(*world), scene.px(*other)]
     along = (1.0, 0.0) if name == "x" else (0.0, 1.0)
-    best: tuple[int, Axis, float] | None = None
+    structural = frozenset(i for i, it in enumerate(scene.layout.items)
+                           if it.kind in ("dimension", "member"))
+    bridge = BRIDGE_CAPS * cap_height(scene.style.sizes["dim"]) - STOP_SHORT
+    best: tuple[int, int, float, Axis] | None = None
     for out in ((0.0, 1.0), (0.0, -1.0)) if name == "x" else ((1.0, 0.0), (-1.0, 0.0)):
         axis = Axis(name, along, out)
-        o_line = max(axis.coords(p)[1] for p in pts) + LOCAL_OFFSET
-        a0, a1 = sorted(axis.coords(p)[0] for p in pts)
-        band = Capsule(axis.fig(a0, o_line), axis.fig(a1, o_line), 14.0)
-        hits = len(scene.layout.obstacles.shape_hits(band, 0.0))
-        if best is None or hits < best[0]:
-            best = (hits, axis, o_line)
+        for extra in (0.0, 16.0, 34.0, 56.0, 84.0):
+            o_line = max(axis.coords(p)[1] for p in pts) + LOCAL_OFFSET + extra
+            a0, a1 = sorted(axis.coords(p)[0] for p in pts)
+            band = Capsule(axis.fig(a0, o_line), axis.fig(a1, o_line), 14.0)
+            hits = len(scene.layout.obstacles.shape_hits(band, 0.0))
+            short = 0  # extension lines that would stop short of their place
+            for p in pts:
+                a, o = axis.coords(p)
+                hit = _thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - o,
+                                 structural | _own(scene, p))
+                short += hit is not None and (o_line - 1.0 - hit) - o > bridge
+            key = (short, hits, extra)
+            if best is None or key < best[:3]:
+                best = (short, hits, extra, axis)
     assert best is not None
-    _, axis, o_line = best
+    axis = best[3]
+    o_line = max(axis.coords(p)[1] for p in pts) + LOCAL_OFFSET + best[2]
     stations = sorted(axis.coords(p)[0] for p in pts)
     depth = {axis.coords(p)[0]: axis.coords(p)[1] for p in pts}
-    values = [_coord(name, place.world), _coord(name, (end.x, end.y))]
+    values = [_coord(name, world), _coord(name, other)]
     if axis.coords(pts[0])[0] > axis.coords(pts[1])[0]:
         values.reverse()
     _line(scene, axis, stations, depth, o_line, "local")
@@ -383,8 +518,10 @@ def _local_chain(scene: Scene, model: Model, name: str, place: Place, tol: float
     _texts(scene, axis, stations, values, o_line, "local-value", candidates)
 
 
-def _nearest(values: list[float], c: float) -> int:
-    return min(range(len(values)), key=lambda k: abs(values[k] - c))
+def _station(values: list[float], c: float, tol: float) -> int | None:
+    """The station a coordinate is on (None: on none, an exam drawing leaves it out)."""
+    k = min(range(len(values)), key=lambda k: abs(values[k] - c))
+    return k if abs(values[k] - c) <= tol else None
 
 
 def _reserve(scene: Scene, axis: Axis, path: list[XY]) -> None:
@@ -399,8 +536,10 @@ def _reserve(scene: Scene, axis: Axis, path: list[XY]) -> None:
 
 
 def _line(scene: Scene, axis: Axis, stations: list[float], depth: dict[float, float],
-          o_line: float, role: str) -> None:
-    """Chain line, ticks and extension lines (which stop before the first obstacle)."""
+          o_line: float, role: str, passes: dict[float, frozenset[int]] | None = None,
+          ) -> None:
+    """Chain line, ticks and extension lines (which stop before the first obstacle; a
+    line drawn on through members to a deeper place passes that station's ``passes``)."""
     w = scene.style.thin_width
     prims: list[tuple[Prim, int]] = []
     a0, a1 = axis.fig(stations[0], o_line), axis.fig(stations[-1], o_line)
@@ -417,7 +556,8 @@ def _line(scene: Scene, axis: Axis, stations: list[float], depth: dict[float, fl
         ticks.append(axis.fig(a, o_line))
         start = axis.fig(a, o_line + OVERSHOOT)
         room = o_line + OVERSHOOT - depth[a] - STOP_SHORT
-        hit = _thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - depth[a], others)
+        hit = _thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - depth[a],
+                         others | (passes or {}).get(a, frozenset()))
         stop = room if hit is None else min(room, OVERSHOOT + hit - 2.0)
         end = axis.fig(a, o_line + OVERSHOOT - stop)
         if stop > OVERSHOOT + 1.0:
@@ -444,13 +584,33 @@ def _thick_hit(scene: Scene, axis: Axis, a: float, o: float, room: float,
     return min(hits) if hits else None
 
 
+def repeats(values: list[float]) -> list[tuple[int, int]]:
+    """(first interval, count) of each run of consecutive equal intervals."""
+    gaps = [abs(b - a) for a, b in itertools.pairwise(values)]
+    out: list[tuple[int, int]] = []
+    for i, g in enumerate(gaps):
+        if out and abs(gaps[out[-1][0]] - g) <= 1e-9 * max(g, 1.0):
+            out[-1] = (out[-1][0], out[-1][1] + 1)
+        else:
+            out.append((i, 1))
+    return out
+
+
 def _texts(scene: Scene, axis: Axis, stations: list[float], values: list[float],
-           o_line: float, role: str, candidates: Callable[..., list[Rect]]) -> None:
+           o_line: float, role: str, candidates: Callable[..., list[Rect]], *,
+           repeat: bool = False) -> None:
+    """One text per interval; with ``repeat``, one "n × s" per run of n equal intervals,
+    centred on the run (it may move off centre by a quarter interval at most)."""
     size = scene.style.sizes["dim"]
-    for i in range(len(stations) - 1):
-        text = f"{fmt_number(abs(values[i + 1] - values[i]))} m"
+    runs = repeats(values) if repeat else [(i, 1) for i in range(len(stations) - 1)]
+    for i, n in runs:
+        gap = values[i + 1] - values[i]
+        text = scene.values.length(gap) if n == 1 else scene.values.repeat(n, gap)
         w, h = text_size(text, size)
-        lo, hi = stations[i], stations[i + 1]
+        lo, hi = stations[i], stations[i + n]
+        if n > 1:
+            mid, step = (lo + hi) / 2, (stations[i + 1] - stations[i]) / 4
+            lo, hi = mid - step - 4.0, mid + step + 4.0
         place_label(scene, text, size, axis.name, "dimension", role,
                     candidates=candidates(axis, lo, hi, o_line, w, h), colour_role="dim")
 
@@ -503,7 +663,8 @@ def v_to_xy(axis: Axis, v: float) -> XY:
 
 
 def _chain(scene: Scene, axis: Axis, values: list[float], pts: list[XY],
-           targets: dict[float, XY], candidates: Callable[..., list[Rect]], total: bool) -> None:
+           targets: dict[float, XY], candidates: Callable[..., list[Rect]], total: bool,
+           passes: dict[float, frozenset[int]] | None = None) -> None:
     """One chain; the near one (``total``) also gets the overall dimension beyond it.
     A station's extension line goes to its planned place, else to its outermost one."""
     stations = [axis.coords(scene.px(*v_to_xy(axis, v)))[0] for v in values]
@@ -513,10 +674,14 @@ def _chain(scene: Scene, axis: Axis, values: list[float], pts: list[XY],
     for v, st in zip(values, stations, strict=True):
         if v in targets:
             depth[st] = axis.coords(targets[v])[1]
-    _line(scene, axis, stations, depth, o_line, "chain" if total else "far-chain")
+    by_station = {st: (passes or {}).get(v, frozenset())
+                  for v, st in zip(values, stations, strict=True)}
+    _line(scene, axis, stations, depth, o_line, "chain" if total else "far-chain", by_station)
     first = len(scene.layout.items)
-    _texts(scene, axis, stations, values, o_line, "value" if total else "far-value", candidates)
-    if total and len(values) > 2:
+    exam = scene.exam is not None
+    _texts(scene, axis, stations, values, o_line, "value" if total else "far-value", candidates,
+           repeat=exam)
+    if total and len(values) > 2 and not exam:  # an exam figure gives no overall length
         # beyond every text of the chain by more than the text is from its own line, so a
         # reader gives each text to the nearer line, its own
         centres = [axis.coords(((it.bbox[0] + it.bbox[2]) / 2, (it.bbox[1] + it.bbox[3]) / 2))[1]
@@ -536,10 +701,17 @@ def draw_dimensions(scene: Scene, model: Model, plans: list[AxisPlan]) -> None:
         candidates = _beside_horizontal if plan.near.name == "x" else _beside_vertical
         for side, axis in enumerate((plan.near, plan.far)):
             values = plan.chain_values(side)
+            targets = {v: px for (s, v), px in plan.targets.items() if s == side}
+            passes = {v: ids for (s, v), ids in plan.passes.items() if s == side}
+            if plan.levels:
+                draw_levels(scene, axis, values, min(plan.values), pts, targets, passes)
+                continue
             if len(values) < 2:
                 continue
-            targets = {v: px for (s, v), px in plan.targets.items() if s == side}
-            _chain(scene, axis, values, pts, targets, candidates, total=side == 0)
+            _chain(scene, axis, values, pts, targets, candidates, total=side == 0,
+                   passes=passes)
+    if scene.exam is not None and scene.exam.axis is not None:
+        draw_axis(scene, scene.exam.axis)
 
 
 def station_gaps(values: list[float]) -> list[float]:

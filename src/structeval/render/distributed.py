@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..model.semantics import distributed_extent, force_direction, link_axis
 from ..model.types import DistributedLoad, Model
-from .arrows import LabelRequest, arrow, fmt_number
+from .arrows import LabelRequest, arrow
 from .glyphs import Anchor, Glyph
 from .scene import LAYER_LOAD, Prim, Scene, Stroke, along
 from .shapes import XY, Shape, point_segment_distance, polyline_capsules
@@ -126,7 +126,7 @@ def draw_distributed(scene: Scene, model: Model, load: DistributedLoad, occ: Occ
                   lengths={"head": ROW_HEAD})
     scene.add("load", load.id, "load", "row", prims, shapes, glyph=glyph,
               anchor=Anchor(f"link:{link.id}", ends))
-    return _labels(load, tails, side, e)
+    return _labels(scene, load, tails, side, e)
 
 
 def _stop_at_discs(tail: XY, tip: XY, discs: list[tuple[XY, float]]) -> XY:
@@ -144,11 +144,11 @@ def _stop_at_discs(tail: XY, tip: XY, discs: list[tuple[XY, float]]) -> XY:
     return (tail[0] + dx * best, tail[1] + dy * best)
 
 
-def _labels(load: DistributedLoad, tails: list[XY], side: XY, e: XY) -> list[LabelRequest]:
-    unit_text = " kN/m"
+def _labels(scene: Scene, load: DistributedLoad, tails: list[XY], side: XY, e: XY,
+            ) -> list[LabelRequest]:
     if load.w_start == load.w_end:
         mid = tails[len(tails) // 2]
-        return [LabelRequest(fmt_number(abs(load.w_start)) + unit_text, "load", load.id, "load",
+        return [LabelRequest(scene.values.intensity(load.w_start), "load", load.id, "load",
                              "value", mid, side)]
     out = []
     for value, at, sense, role in ((load.w_start, tails[0], -1.0, "value-start"),
@@ -156,6 +156,6 @@ def _labels(load: DistributedLoad, tails: list[XY], side: XY, e: XY) -> list[Lab
         if value == 0:
             continue
         prefer = (side[0] + 0.5 * sense * e[0], side[1] + 0.5 * sense * e[1])
-        out.append(LabelRequest(fmt_number(abs(value)) + unit_text, "load", load.id, "load",
+        out.append(LabelRequest(scene.values.intensity(value), "load", load.id, "load",
                                 role, at, prefer))
     return out

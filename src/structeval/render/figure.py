@@ -10,7 +10,7 @@ from typing import Any
 
 from ..model.parse import parse_model
 from ..model.types import Model
-from ..presentation import FACTORS, Presentation, PresentationError
+from ..presentation import Presentation, PresentationError
 from .arrows import LabelRequest
 from .degrade import degrade, tilt_map
 from .dimensions import distinct, draw_dimensions, features, plan_dimensions
@@ -19,9 +19,10 @@ from .exam_page import compose_page
 from .figure_notes import draw_notes
 from .fonts import lettering
 from .layout import LayoutItem
+from .legend import draw_legend
 from .legibility import RULES, Record, check
 from .legibility.record import box_distance, glyph_segments
-from .legibility.texts import NEAREST_PAD, NEAREST_RATIO, glyph_type_for
+from .legibility.texts import NEAREST_PAD, NEAREST_RATIO, labelled_type
 from .letters import place_letters
 from .loads import draw_loads
 from .members import draw_hinges, draw_members
@@ -34,6 +35,7 @@ from .scene import Scene
 from .shapes import Rect
 from .styles import RGB, Style, get_style, parse_colour
 from .supports import draw_supports
+from .value_text import value_text
 
 MAX_ELEMENTS = 2000  # beyond this a figure cannot be legible; refuse rather than crawl
 TARGET_SPAN_PX = 560.0  # the larger side of the structure
@@ -43,8 +45,6 @@ MAX_CANVAS_PX = 6000
 MIN_LONG_SIDE = 1600  # px: delivered figures are at least this large on their long side
 ROOMIER = (1.0, 1.3, 1.7)  # scale factors tried in turn while a layout is too crowded
 MAX_GROWN_PX = 3000.0  # the larger side of a structure enlarged for room
-#: presentation factors this renderer draws; the others must keep their default value
-DRAWN_FACTORS = ("language", "style", "symbols")
 
 
 @dataclass(frozen=True)
@@ -68,18 +68,11 @@ class Wording:
 
 def resolve_style(style: str | None, presentation: Presentation | None) -> str:
     """The style to draw: an explicit ``style`` (it wins over the presentation's, so one
-    task can be drawn in every style), else the presentation's, else cad. Refuses
-    presentation factors the renderer cannot draw yet."""
+    task can be drawn in every style), else the presentation's, else cad."""
     if presentation is None:
         return style or "cad"
     if not isinstance(presentation, Presentation):
         raise RenderError("presentation must be a structeval.presentation.Presentation")
-    undrawn = [f"{k}={v}" for k, v in presentation.differs_from_default().items()
-               if k not in DRAWN_FACTORS]
-    if undrawn:
-        defaults = ", ".join(f"{k}={v[0]}" for k, v in FACTORS.items() if k not in DRAWN_FACTORS)
-        raise RenderError(f"this renderer does not draw {', '.join(undrawn)} yet (it draws "
-                          f"{', '.join(DRAWN_FACTORS)}; the others must be {defaults})")
     return style or presentation.style
 
 
@@ -134,7 +127,7 @@ def parse_highlight(highlight: Mapping[str, Any] | None) -> dict[str, RGB]:
 def nearest_own(scene: Scene, req: LabelRequest) -> Callable[[Rect], bool] | None:
     """For a value text: accept only places where it is clearly nearest to its own glyph
     (a reader gives a value to the nearest arrow, row, arc or angle mark)."""
-    gtype = glyph_type_for(req.text)
+    gtype = labelled_type(scene.layout.items, req.owner, req.owner_type, req.role)
     if gtype is None:
         return None
     mine, others = [], []
@@ -194,7 +187,7 @@ def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = N
     """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels,
     in the presentation ``shown`` (its dimensioning, values and units)."""
     shown = shown or Presentation()
-    scene = Scene(style, k, shown=shown)
+    scene = Scene(style, k, values=value_text(model, shown), shown=shown)
     draw_members(scene, model)
     draw_hinges(scene, model)
     requests = draw_supports(scene, model)
@@ -203,6 +196,7 @@ def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = N
     letters = place_letters(scene, model)
     place_requests(scene, requests)
     draw_dimensions(scene, model, plans)  # last: chains go outside everything, labels included
+    draw_legend(scene)  # legend and unit note, below it all
     return scene, letters
 
 

@@ -38,6 +38,13 @@ vocabulary, per ``type``:
   in order along the line), ``ext_outer``/``ext_inner`` (per tick, the two ends of its
   extension line; equal to the tick when it has none); fact ``axis`` (x or y). Which
   text belongs to which interval is not recorded: a reader associates texts by position.
+* ``symmetry`` (exam: a centre line): ``line`` (its two ends), ``marks`` (the ends of the
+  short strokes of the symmetry mark at both ends).
+* ``level`` (exam: a level mark): ``tip`` (the triangle's tip on the level), ``ext`` (the
+  level line, outer end first), ``mark`` (the triangle's corners). Its text ("+3.500")
+  is associated by position, as a chain's are.
+* ``slope`` (exam: a rise:run triangle): ``start`` and ``end`` (the hypotenuse, on its
+  member), ``corner`` (the right angle); its two numbers are associated by position.
 * ``text``: ``size`` (font size in px) and ``cap`` (cap height in px).
 """
 

@@ -32,7 +32,10 @@ def place_letters(scene: Scene, model: Model) -> dict[str, str]:
     size = scene.style.sizes["letter"]
     supported = {s.at: s for s in model.supports}
     letters: dict[str, str] = {}
-    for name, p in zip(letter_names(len(model.points)), model.points, strict=True):
+    # a parametric legend's symbols (P, M) are not joint names: "P" must mean one thing
+    reserved = scene.values.symbols()
+    names = [n for n in letter_names(len(model.points) + len(reserved)) if n not in reserved]
+    for name, p in zip(names, model.points, strict=False):
         occupied = directions_at(scene, model, p.id)
         if p.id in supported:
             occupied.append(ground_side(scene, model, supported[p.id]))

@@ -22,7 +22,6 @@ from .arrows import (
     angle_mark,
     arc_points,
     arrow,
-    fmt_number,
     visual_deg,
 )
 from .distributed import Occupancy, draw_distributed
@@ -118,8 +117,10 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
         free_end = tip if mode == "pull" else tail
         crowd = scene.layout.obstacles.hits((free_end[0] - 8.0, free_end[1] - 8.0,
                                               free_end[0] + 8.0, free_end[1] + 8.0), 0.0)
-        under = [e for e in member_ends if lies_on_member(mode) and _parallel(e, a)
-                 and min(math.dist(e[0], at), math.dist(e[1], at)) < 1.0]
+        # a pushing arrow over a member of its point still shows the place by its head; a
+        # pulling one's head on that member would say "here" (so it must be off it)
+        under = [e for e in member_ends if mode == "push" and lies_on_member(mode)
+                 and _parallel(e, a) and min(math.dist(e[0], at), math.dist(e[1], at)) < 1.0]
         near_member = min((point_segment_distance(free_end, p, q) for p, q in member_ends
                            if (p, q) not in under), default=math.inf)
         unreadable = (mode == "pull" and near_member < FREE_END) or (
@@ -138,7 +139,7 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
               anchor=Anchor(_target(load), (at,)))
     far, outward = (tip, a) if mode == "pull" else (tail, (-a[0], -a[1]))
     middle = ((tail[0] + tip[0]) / 2, (tail[1] + tip[1]) / 2)
-    requests = [LabelRequest(f"{fmt_number(abs(load.value))} kN", "load", load.id, "load",
+    requests = [LabelRequest(scene.values.force(load.value), "load", load.id, "load",
                              "value", far, outward, also=(middle,))]
     requests += _angle_mark(scene, model, load, tail, tip, a, Anchor(_target(load), (at,)))
     return requests
@@ -269,7 +270,7 @@ def draw_moment(scene: Scene, model: Model, load: BendingMoment) -> list[LabelRe
     scene.add("load", load.id, "load", "arc", prims, [box], glyph=glyph,
               anchor=Anchor(_target(load), (centre,)))
     gap_dir = unit(tip_deg + sense * (360.0 - MOMENT_SWEEP) / 2)
-    value = f"{fmt_number(abs(load.value))} kN·m"
+    value = scene.values.couple(load.value)
     return [LabelRequest(value, "load", load.id, "load", "value", centre,
                          (gap_dir[0], -gap_dir[1]), first_gap=r + 4.0)]
 

@@ -7,6 +7,7 @@ distinguishes the two (FORMAT.md M4/M5), so the drawing does too.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 from ..model.types import Model
@@ -15,6 +16,7 @@ from .scene import LAYER_HINGE, LAYER_MEMBER, Disc, Scene, Stroke, along, unit_v
 from .shapes import XY, Capsule
 
 HINGE_R = 5.5
+OWN_REACH = 1.5 * HINGE_R + 2.0  # px: a circle this near a joint is seen as the joint's
 
 
 def link_ends(model: Model) -> dict[str, list[tuple[str, str, bool]]]:
@@ -71,11 +73,27 @@ def draw_hinges(scene: Scene, model: Model) -> None:
                 continue
             lk = model.link(lid)
             other = model.point(lk.b if end == "A" else lk.a)
-            centre = along(here, unit_vec(here, scene.px(other.x, other.y)), HINGE_R + 1.0)
+            u = unit_vec(here, scene.px(other.x, other.y))
+            centre = along(here, u, _end_gap(scene, model, pid, u, lk.id))
             scene.add("hinge", lid, "link", f"hinge-{end}",
                       [(Disc(centre, HINGE_R, "paper", "ink", width), LAYER_HINGE)],
                       keys=(f"hinge:{lid}:{end}",), glyph=_circle(centre, "end"),
                       anchor=Anchor(f"point:{pid}", (here,)))
+
+
+def _end_gap(scene: Scene, model: Model, pid: str, u: XY, lid: str) -> float:
+    """How far from the joint a released end's circle sits: next to it, or further out
+    when another member leaves the joint at a small angle (the circle must be on its own
+    member only, or a reader cannot tell which end is released)."""
+    gap = HINGE_R + 1.0
+    lk = model.link(lid)
+    pa, pb = model.point(lk.a), model.point(lk.b)
+    length = math.dist(scene.px(pa.x, pa.y), scene.px(pb.x, pb.y))
+    for d in directions_at(scene, model, pid):
+        sin = abs(u[0] * d[1] - u[1] * d[0])
+        if d[0] * u[0] + d[1] * u[1] > 0 and sin > 1e-9:
+            gap = max(gap, 3.0 / sin)  # the centre clearly off the other member
+    return min(gap, length / 3)
 
 
 def _circle(centre: XY, place: str) -> Glyph:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..presentation import Presentation
 from .fonts import cap_height, current_lettering, text_size
@@ -17,6 +18,7 @@ from .glyphs import Anchor, Glyph
 from .layout import Layout
 from .shapes import XY, Box, Capsule, Rect, Shape, Similarity
 from .styles import Style
+from .value_text import ValueText
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,9 @@ class Scene:
     layout: Layout = field(default_factory=Layout)
     painted: list[Painted] = field(default_factory=list)
     page: Rect | None = None  # the sheet a page style draws on (else: fitted to the drawing)
+    values: ValueText = field(default_factory=ValueText)  # how values become labels
     shown: Presentation = field(default_factory=Presentation)
+    exam: Any = None  # the exam economies in use (render.exam.ExamPlan), once planned
 
     def px(self, x: float, y: float) -> XY:
         return (x * self.k, -y * self.k)

@@ -10,13 +10,16 @@ these facts rebuilds every task exactly.
 Rules (see each module): ``size`` (long side ≥ 1,600 px), ``couples``, ``supports``
 (:mod:`.symbols`), ``texts`` and ``dimensions`` (:mod:`.texts`), ``coordinates`` and
 ``load-positions``, ``arrows`` (:mod:`.positions`), ``page-texts`` (:mod:`.page`: the
-words of an exam page around the figure).
+words of an exam page around the figure), ``legend`` (:mod:`.legend`: the parametric
+legend and the unit note), ``symmetry``, ``levels`` and ``slopes`` (:mod:`.exam`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from .exam import levels, slopes, symmetry
+from .legend import legend
 from .page import page_texts
 from .positions import arrows_point, coordinates, load_positions
 from .record import Record, Violation
@@ -40,6 +43,7 @@ RULES: dict[str, Rule] = {
     "text-association": association, "dimensions": dimension_texts,
     "coordinates": coordinates, "load-positions": load_positions, "arrows": arrows_point,
     "page-texts": page_texts,
+    "legend": legend, "symmetry": symmetry, "levels": levels, "slopes": slopes,
 }
 
 

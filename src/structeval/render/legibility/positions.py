@@ -15,6 +15,7 @@ import math
 from ..glyphs import Anchor
 from ..layout import LayoutItem
 from ..shapes import XY, Box, Capsule, Shape, touches
+from .deductions import deduce
 from .record import Record, Violation, point_segment
 
 PLACE_TOL = 1.0  # px: a place on a tick's line (the record is exact; this is round-off)
@@ -132,17 +133,14 @@ def _stops(item: LayoutItem) -> list[Shape]:
 def reached(rec: Record, places: Places) -> dict[str, set[int]]:
     """Axis → the places some tick's extension line reaches (directly or along its row)."""
     out: dict[str, set[int]] = {"x": set(), "y": set()}
-    for chain in rec.glyphs("chain"):
-        g = chain.glyph
-        assert g is not None
-        a, b = g.paths["line"]
-        along = ((b[0] - a[0]) / math.dist(a, b), (b[1] - a[1]) / math.dist(a, b))
-        for tick, inner in zip(g.paths["ticks"], g.paths["ext_inner"], strict=True):
-            if math.dist(tick, inner) < 1.0:
-                continue  # no extension line: the tick points at nothing in particular
+    for axis, along, tick, inner, outer in _ticks(rec):
+        if True:
             station = _dot(tick, along)
             here = [i for i, p in enumerate(places.points)
                     if abs(_dot(p, along) - station) <= PLACE_TOL]
+            through = [i for i in here if _passes(outer, inner, places.points[i])]
+            out[axis] |= set(through)  # the drawn line runs through them
+            here = [i for i in here if i not in through]
             here.sort(key=lambda i: math.dist(places.points[i], inner))
             prev: XY = inner
             prev_i: int | None = None
@@ -152,9 +150,41 @@ def reached(rec: Record, places: Places) -> dict[str, set[int]]:
                     break
                 if prev_i is not None and not _clear(rec, places, prev, p, prev_i, i):
                     break
-                out[str(g.facts["axis"])].add(i)
+                out[axis].add(i)
                 prev, prev_i = p, i
     return out
+
+
+def _ticks(rec: Record) -> list[tuple[str, XY, XY, XY, XY]]:
+    """(axis, chain direction, tick, extension line's inner and outer end) of every tick
+    with an extension line, and of every level mark (its level line is one)."""
+    out = []
+    _u, v = rec.frame
+    for chain in rec.glyphs("chain"):
+        g = chain.glyph
+        assert g is not None
+        a, b = g.paths["line"]
+        along = ((b[0] - a[0]) / math.dist(a, b), (b[1] - a[1]) / math.dist(a, b))
+        for tick, inner, outer in zip(g.paths["ticks"], g.paths["ext_inner"],
+                                      g.paths["ext_outer"], strict=True):
+            if math.dist(tick, inner) >= 1.0:  # else it points at nothing in particular
+                out.append((str(g.facts["axis"]), along, tick, inner, outer))
+    for mark in rec.glyphs("level"):
+        g = mark.glyph
+        assert g is not None
+        outer, inner = g.paths["ext"]
+        out.append(("y", v, g.points["tip"], inner, outer))
+    return out
+
+
+def _passes(outer: XY, inner: XY, p: XY) -> bool:
+    """Whether the drawn extension line outer → inner runs through the place p."""
+    d = (inner[0] - outer[0], inner[1] - outer[1])
+    n = math.hypot(*d)
+    if n < 1.0:
+        return False
+    t = ((p[0] - outer[0]) * d[0] + (p[1] - outer[1]) * d[1]) / (n * n)
+    return 0.0 < t < 1.0 and point_segment(p, outer, inner) <= PLACE_TOL
 
 
 def _along_axis(a: XY, b: XY, axis_dir: XY) -> bool:
@@ -182,7 +212,22 @@ def known(rec: Record, places: Places) -> dict[str, set[int]]:
                 if (ia in got[name]) != (ib in got[name]):
                     got[name] |= {ia, ib}
                     changed = True
+    deduce(rec, places, got, lambda: known_along(rec, places, got))
     return got
+
+
+def known_along(rec: Record, places: Places, got: dict[str, set[int]]) -> bool:
+    """One pass of "a member along an axis carries that coordinate"; True if it added."""
+    u, v = rec.frame
+    added = False
+    for name, direction in (("x", v), ("y", u)):
+        for _, (a, b) in places.members:
+            if _along_axis(a, b, direction):
+                ia, ib = _index(places.points, a), _index(places.points, b)
+                if ia is not None and ib is not None and (ia in got[name]) != (ib in got[name]):
+                    got[name] |= {ia, ib}
+                    added = True
+    return added
 
 
 def _index(points: list[XY], p: XY) -> int | None:

@@ -4,20 +4,19 @@ The symbolic reader gives a value text to the nearest glyph it can label (a forc
 to an arrow, an intensity to a row, a couple's value to an arc, an angle to an
 angle mark) and a dimension text to the chain line nearest to it and the interval
 its centre lies in, so the drawing must make those the right ones, with a margin.
-Which glyph a text can label is told by its unit (``LABELS``); parametric values
-("P", "qa²") or other wording add their forms there.
+Which glyph a text labels is told by the record (:func:`labelled_type`), so
+parametric values ("P", "qa²") need no unit.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 from ..layout import LayoutItem
 from ..shapes import Box, touches
 from .record import Record, Violation, box_distance, glyph_segments
 
-#: the glyph type a value text labels, by its unit
-LABELS = (("kN·m", "couple"), ("kN/m", "row"), ("kN", "arrow"), ("°", "angle"))
 NEAREST_RATIO = 1.25  # another glyph must be at least this much further …
 NEAREST_PAD = 3.0  # … plus this many px
 TICK_MARGIN = 3.0  # px between a dimension text's centre and the interval's ticks
@@ -43,18 +42,29 @@ def overlaps(rec: Record) -> list[Violation]:
     return out
 
 
-def glyph_type_for(text: str) -> str | None:
-    for unit, gtype in LABELS:
-        if text.endswith(unit):
-            return gtype
-    return None
+LOAD_GLYPHS = ("arrow", "row", "couple")
+
+
+def labelled_type(items: list[LayoutItem], owner: str, owner_type: str, role: str,
+                  ) -> str | None:
+    """The glyph type a value text labels: an angle mark for an angle, else its load's
+    arrow, row or arc (a parametric text such as "P" or "qa²" shows no unit, so the
+    renderer's own record says what it labels)."""
+    if owner_type not in ("load", "support"):
+        return None
+    if role == "angle":
+        return "angle"
+    if not role.startswith("value"):
+        return None
+    return next((it.glyph.type for it in items if it.owner == owner and it.glyph is not None
+                 and it.glyph.type in LOAD_GLYPHS), None)
 
 
 def association(rec: Record) -> list[Violation]:
     out = []
     for lab in rec.labels:
-        gtype = glyph_type_for(lab.text or "")
-        if gtype is None or lab.owner_type not in ("load", "support"):
+        gtype = labelled_type(rec.items, lab.owner, lab.owner_type, lab.role)
+        if gtype is None:
             continue
         candidates = rec.glyphs(gtype)
         mine = [it for it in candidates if it.owner == lab.owner]
@@ -84,6 +94,27 @@ def _chain_frame(item: LayoutItem) -> tuple[tuple[float, float], tuple[float, fl
     return a, along, lo, lo + n
 
 
+CHAIN_OF = {"value": "chain", "far-value": "far-chain", "total-value": "total",
+            "local-value": "local"}
+REPEAT = re.compile(r"^(\d+) × ")
+
+
+def _count_group(stations: list[float], s: float, n: int, chain: int, who: str,
+                 count: dict[tuple[int, int], int], out: list[Violation]) -> None:
+    """A repeated spacing "n × s" is centred on its n intervals and counts for each."""
+    starts = range(len(stations) - n)
+    if not starts:
+        out.append(Violation("dimensions", who, f"spans {n} intervals of a chain of "
+                             f"{len(stations) - 1}"))
+        return
+    i = min(starts, key=lambda i: abs((stations[i] + stations[i + n]) / 2 - s))
+    gap = min(b - a for a, b in zip(stations[i:i + n], stations[i + 1:i + n + 1], strict=True))
+    if abs((stations[i] + stations[i + n]) / 2 - s) > gap / 4:
+        out.append(Violation("dimensions", who, f"is not centred on its {n} intervals"))
+    for j in range(i, i + n):
+        count[(chain, j)] = count.get((chain, j), 0) + 1
+
+
 def dimension_texts(rec: Record) -> list[Violation]:
     """Each dimension text is nearest to its own chain line and centred inside one of its
     intervals, clear of the ticks; every interval gets one text; ticks are apart."""
@@ -104,8 +135,9 @@ def dimension_texts(rec: Record) -> list[Violation]:
             if best is None or perp < best[0]:
                 best = (perp, k)
         who = f"dimension text {lab.text!r}"
-        want = {"value": "chain", "far-value": "far-chain", "total-value": "total",
-                "local-value": "local"}[lab.role]
+        want = CHAIN_OF.get(lab.role)
+        if want is None:
+            continue  # not a chain's text (a level mark's: see .exam)
         if best is None:
             out.append(Violation("dimensions", who, "lies beside no chain"))
             continue
@@ -118,6 +150,10 @@ def dimension_texts(rec: Record) -> list[Violation]:
         s = cx * along[0] + cy * along[1]
         stations = sorted(t[0] * along[0] + t[1] * along[1]
                           for t in ch.glyph.paths["ticks"])  # type: ignore[union-attr]
+        repeat = REPEAT.match(lab.text or "")
+        if repeat and int(repeat.group(1)) > 1:
+            _count_group(stations, s, int(repeat.group(1)), best[1], who, count, out)
+            continue
         for j in range(len(stations) - 1):
             if stations[j] < s < stations[j + 1]:
                 if min(s - stations[j], stations[j + 1] - s) < TICK_MARGIN:
