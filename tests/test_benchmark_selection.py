@@ -60,6 +60,10 @@ def test_shipped_benchmark_is_balanced_and_one_task_per_structure(shipped_all: l
         if task.split in SHIPPED_SPLITS and per_cell[(task.category, task.difficulty)] < PER_CELL:
             assert task.structure in taken, task.id
     assert max(per_cell.values()) == PER_CELL
+    # the shipped data fills every cell of category × level (1-5)
+    cells = [(c, d) for c in ("beam", "frame", "truss") for d in range(1, 6)]
+    assert all(per_cell[cell] == PER_CELL for cell in cells), per_cell
+    assert len(bench) == PER_CELL * len(cells)
 
 
 def test_benchmark_narrowed_by_other_filters(shipped_all: list) -> None:

@@ -371,3 +371,25 @@ def test_generator_aims_presentation_shifted_levels_quickly() -> None:
                                presentation=shown, stats=stats)
     assert difficulty(problem.model, presentation_of(problem.block)) == 4
     assert stats.drafts < 40
+
+
+def test_a_draft_the_caller_refuses_is_drafted_again_and_still_regenerates() -> None:
+    """The recipe's drawing check (``accept``) refuses drafts like any other check: the
+    next attempt is taken, its attempt number recorded, and the file rebuilds from it."""
+    from structeval.generation.generator import generate_problem
+
+    plain = generate_problem(5, 0, "frame", 3, "t", set())
+    refused: list[str] = []
+
+    def accept(model):  # type: ignore[no-untyped-def]
+        if len(refused) < 2:
+            refused.append(fingerprint(model))
+            return "illegible drawing (test)"
+        return None
+
+    kept = generate_problem(5, 0, "frame", 3, "t", set(), accept=accept)
+    assert refused[0] == fingerprint(plain.model)  # the plain result was the first refused
+    assert fingerprint(kept.model) not in refused
+    assert kept.block["provenance"]["attempt"] > plain.block["provenance"]["attempt"]
+    again = regenerate(json.loads(json.dumps(kept.block)))
+    assert render_document(again.block, again.model) == render_document(kept.block, kept.model)

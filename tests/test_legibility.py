@@ -172,6 +172,24 @@ def test_arrow_rule_fails_for_an_arrow_beside_its_place(frame: Record) -> None:
                for v in _rules(_swap(frame, arrow, moved), "arrows"))
 
 
+def test_arrow_rule_for_an_arrow_laid_beside_a_member(frame: Record) -> None:
+    """Beside a member it runs parallel to, an arrow's tip is level with its place and
+    nearer that member than any other (else a reader takes the other for the place)."""
+    arrow = _item(frame, "P", "arrow")
+    g, anchor = arrow.glyph, arrow.anchor
+    assert g is not None and anchor is not None
+    cx, cy = anchor.at[0]  # joint C: L2 runs left of it, L3 down from it
+
+    def laid(dx: float, dy: float) -> list[str]:
+        points = {**g.points, "tail": (cx + dx, cy + 60.0 + dy), "tip": (cx + dx, cy + dy)}
+        moved = replace(arrow, glyph=Glyph(g.type, points, g.paths, g.lengths, g.facts))
+        return _rules(_swap(frame, arrow, moved), "arrows")
+
+    assert laid(14.0, 0.0) == []  # outside L3, pushing up, tip level with C
+    assert any("px off its place's level" in v for v in laid(14.0, 5.0))
+    assert any("nearer another member" in v for v in laid(-14.0, 0.0))  # tip on L2
+
+
 # -- the layout-only path and the delivered files ----------------------------------------
 
 def _sample(n_per_style: int = 2) -> list[Path]:

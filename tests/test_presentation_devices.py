@@ -386,3 +386,13 @@ def test_synthesize_draws_the_new_presentations(tmp_path) -> None:  # type: igno
         block = json.loads(path.read_text())["problem"]
         assert block["presentation"]["units"] == "mm-kN" and MILLIMETRES in block["notes"]
     assert [p.read_bytes() for p in images[0]] == [p.read_bytes() for p in images[1]]
+
+
+def test_the_repeat_sign_is_full_size_in_every_lettering() -> None:
+    """"3 × a" must not read as "3 · a" (one interval of 3a): in every lettering the
+    cross is at least as tall as a lower-case x (the brush face's own is dot-sized)."""
+    from structeval.render.fonts import LETTERINGS, text_size
+
+    for name in LETTERINGS:
+        cross, x = text_size("×", 20, name), text_size("x", 20, name)
+        assert cross[1] >= x[1] and cross[0] >= x[0], (name, cross, x)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,8 +153,13 @@ def _problem(seed: int, index: int, category: str, level: int, split: str, attem
 def generate_problem(seed: int, index: int, category: str, level: int, split: str,
                      seen: set[str], *, selection: Selection = STANDARD,
                      presentation: Mapping[str, str] | None = None,
-                     stats: GenerationStats | None = None) -> Problem:
+                     stats: GenerationStats | None = None,
+                     accept: Callable[[Model], str | None] | None = None) -> Problem:
     """The first attempt that passes every check; its fingerprint is added to ``seen``.
+
+    ``accept`` is the caller's own last check of a draft that passed all others (the
+    recipe's: every drawing of the structure legible), returning a rejection reason or
+    None; a draft it refuses counts as a rejected attempt like any other.
 
     ``presentation`` fixes factors of the task's presentation (the style is otherwise
     drawn per problem); the difficulty rule is evaluated in that presentation.
@@ -177,6 +182,9 @@ def generate_problem(seed: int, index: int, category: str, level: int, split: st
         started = time.perf_counter()
         result = draft(seed, index, category, level, attempt, selection, shift)
         reason = rejection(result.model, category, level, shown, selection, seen)
+        if reason is None and accept is not None:
+            assert result.model is not None
+            reason = accept(result.model)
         if stats is not None:
             stats.record(result.template, reason, time.perf_counter() - started,
                          None if result.model is None else len(result.model.links))

@@ -26,7 +26,7 @@ The default selection of ``run_eval.py`` is drawn from these three splits by
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,7 +34,8 @@ from ..dataset.errors import DatasetError
 from ..dataset.problem import IMAGE_TYPES, Problem, make_problem
 from ..presentation import Presentation
 from .generator import derived_rng, generate_problem
-from .selection import HARD, STANDARD, Selection, plan
+from .legible import DrawingCheck, drawing_fault, every_drawing
+from .selection import HARD, STANDARD, Selection, plan, problem_id
 
 REFERENCE = Presentation()
 EXAM = Presentation(dimensioning="exam", values="parametric")
@@ -133,11 +134,18 @@ def _task(structure: Problem, suffix: str | None, shown: Presentation, *, dxf: b
     return replace(task, block=block)
 
 
-def _structures(spec: SplitPlan, seen: set[str], progress: bool,
-                ) -> Iterator[tuple[int, int, Problem]]:
-    """The split's structures, each generated in the reference presentation: the level
-    the generator aims at (balanced per category) is the structure's own; a task shown
-    in a harder presentation scores more by the rule."""
+#: (index, category, planned level, structure id) → the task drawings (id suffix,
+#: presentation) a structure of the split ships as
+Showings = Callable[[int, str, int, str], list[tuple[str | None, Presentation]]]
+
+
+def _structures(spec: SplitPlan, seen: set[str], showings: Showings, check: DrawingCheck,
+                progress: bool) -> Iterator[tuple[int, Problem, list[tuple[str | None,
+                                                                         Presentation]]]]:
+    """The split's structures with the drawings each ships as. A structure is generated
+    in the reference presentation (the level the generator aims at, balanced per
+    category, is the structure's own; a task shown in a harder presentation scores more
+    by the rule) and kept only if every one of its drawings is legible."""
     jobs: Iterable[tuple[int, tuple[str, int]]] = enumerate(
         plan(spec.count, selection=spec.selection))
     if progress:
@@ -145,38 +153,58 @@ def _structures(spec: SplitPlan, seen: set[str], progress: bool,
 
         jobs = tqdm(list(jobs), desc=spec.split, unit="structure")
     for index, (category, level) in jobs:
-        yield index, level, generate_problem(spec.seed, index, category, level, spec.split,
-                                             seen, selection=spec.selection,
-                                             presentation=REFERENCE.to_json())
+        sid = problem_id(category, spec.seed, index, spec.selection.tag())
+        shown = showings(index, category, level, sid)
+        drawings = [(p, _image_seed(sid, suffix)) for suffix, p in shown]
+        structure = generate_problem(spec.seed, index, category, level, spec.split, seen,
+                                     selection=spec.selection,
+                                     presentation=REFERENCE.to_json(),
+                                     accept=every_drawing(check, category, drawings))
+        yield index, structure, shown
 
 
-def hard_tasks(recipe: Recipe, seen: set[str], *, progress: bool = False) -> list[Problem]:
+def hard_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = drawing_fault,
+               progress: bool = False) -> list[Problem]:
     """The hard split: one task per structure (its id is the structure's), shown in the
     rotating presentation of :func:`hard_presentation`."""
-    out = []
     seen_at: dict[int, int] = {}  # planned level → structures so far
-    for _index, level, structure in _structures(recipe.hard, seen, progress):
+
+    def showings(_index: int, _category: str, level: int, _sid: str,
+                 ) -> list[tuple[str | None, Presentation]]:
         k = seen_at.get(level, 0)
         seen_at[level] = k + 1
-        out.append(_task(structure, None, hard_presentation(k, level), dxf=False))
-    return out
+        return [(None, hard_presentation(k, level))]
+
+    return [_task(structure, suffix, pres, dxf=False)
+            for _index, structure, shown in _structures(recipe.hard, seen, showings, check,
+                                                        progress)
+            for suffix, pres in shown]
 
 
-def matched_tasks(recipe: Recipe, seen: set[str], *, progress: bool = False) -> list[Problem]:
+def matched_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = drawing_fault,
+                  progress: bool = False) -> list[Problem]:
     """The matched split: four presentations per structure."""
+    def showings(index: int, _category: str, _level: int, _sid: str,
+                 ) -> list[tuple[str | None, Presentation]]:
+        return list(matched_presentations(index))
+
     out = []
-    for index, _level, structure in _structures(recipe.matched, seen, progress):
-        for suffix, shown in matched_presentations(index):
+    for index, structure, shown in _structures(recipe.matched, seen, showings, check,
+                                               progress):
+        for suffix, pres in shown:
             dxf = ((suffix == "ref" and index < recipe.dxf_structures)
                    or (suffix == "zh" and index < recipe.dxf_chinese))
-            out.append(_task(structure, suffix, shown, dxf=dxf))
+            out.append(_task(structure, suffix, pres, dxf=dxf))
     return out
 
 
 def recipe_tasks(name: str, avoid: Iterable[str] = (), *, parts: Iterable[str] = ("hard",
-                 "matched"), progress: bool = False) -> list[Problem]:
+                 "matched"), check: DrawingCheck = drawing_fault,
+                 progress: bool = False) -> list[Problem]:
     """Every new task of recipe ``name`` (``hard`` then ``matched``); ``avoid`` holds
-    fingerprints already shipped (the core set), which no new structure may repeat."""
+    fingerprints already shipped (the core set), which no new structure may repeat.
+    ``check`` finds what is wrong with a task's drawing (default: the legibility rules
+    on its layout); a structure with a faulty drawing is drafted again."""
     if name not in RECIPES:
         raise DatasetError(f"unknown recipe {name!r}; known: {', '.join(RECIPES)}")
     recipe = RECIPES[name]
@@ -187,6 +215,6 @@ def recipe_tasks(name: str, avoid: Iterable[str] = (), *, parts: Iterable[str] =
     # both parts are always drawn, in this order: which structures the matched split gets
     # depends on what the hard split took (no structure ships twice)
     seen = set(avoid)
-    hard = hard_tasks(recipe, seen, progress=progress)
-    matched = matched_tasks(recipe, seen, progress=progress)
+    hard = hard_tasks(recipe, seen, check=check, progress=progress)
+    matched = matched_tasks(recipe, seen, check=check, progress=progress)
     return (hard if "hard" in wanted else []) + (matched if "matched" in wanted else [])

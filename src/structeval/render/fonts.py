@@ -74,6 +74,10 @@ LETTERINGS: dict[str, tuple[str, ...]] = {
     "page": (BUNDLED, "cjk-serif"),
     "hand": ("hand-latin", "hand-cjk", BUNDLED, "cjk-sans"),
 }
+#: lettering → characters drawn in another of its fonts than the first that has them:
+#: the Chinese brush face's "×" is a dot-sized cross, so a hand-written repeat count
+#: ("3 × a") takes the print face's full-size one
+PREFERRED: dict[str, dict[str, str]] = {"hand": {"×": "cjk-sans"}}
 #: letterings drawn character by character with a small seeded wobble (see lettering.py)
 HANDWRITTEN = frozenset({"hand"})
 #: extra room either side of these characters in hand lettering, of the font size: a
@@ -165,6 +169,9 @@ def font_of(key: str, pixel_size: int) -> ImageFont.FreeTypeFont:
 
 def font_for(ch: str, name: str) -> str:
     """The font of lettering ``name`` that draws character ``ch``."""
+    preferred = PREFERRED.get(name, {}).get(ch)
+    if preferred is not None:
+        return preferred
     for key in LETTERINGS[name]:
         if ord(ch) in coverage(key):
             return key

@@ -314,6 +314,7 @@ def _lettered(rec: Record, p: XY) -> bool:
 
 
 
+LEVEL_TOL = 1.5  # px: an arrow laid beside a member has its tip this level with the place
 PUSH_CAPS = 2.2  # a pushing arrow's tip within this many dimension-text caps of its place
 PULL_CAPS = 2.8  # a pulling arrow's tip at least this many caps from every member
 
@@ -321,6 +322,16 @@ PULL_CAPS = 2.8  # a pulling arrow's tip at least this many caps from every memb
 def _near_structure(rec: Record, p: XY) -> float:
     return min((point_segment(p, a, b) for _, (a, b) in rec.member_segments()),
                default=math.inf)
+
+
+def _parallel_gap(rec: Record, d: XY, at: XY, tip: XY) -> float:
+    """How far the tip of an arrow laid beside a member is from the nearest member
+    through its place that the arrow runs parallel to."""
+    gaps = [point_segment(tip, a, b) for _, (a, b) in rec.member_segments()
+            if point_segment(at, a, b) < PLACE_TOL
+            and abs(d[0] * (b[1] - a[1]) - d[1] * (b[0] - a[0]))
+            < 1e-6 * math.hypot(*d) * math.hypot(b[0] - a[0], b[1] - a[1])]
+    return min(gaps, default=math.inf)
 
 
 def yardstick(rec: Record) -> float:
@@ -352,6 +363,15 @@ def arrows_point(rec: Record) -> list[Violation]:
         if off > PLACE_TOL and not (pushing and beside):
             out.append(Violation("arrows", who, f"its line of action misses its place by "
                                  f"{off:.1f} px"))
+        level = abs(d[0] * (at[0] - tip[0]) + d[1] * (at[1] - tip[1])) / n
+        if off > PLACE_TOL and pushing and beside:
+            if level > LEVEL_TOL:
+                out.append(Violation("arrows", who, f"laid beside a member, its tip is "
+                                     f"{level:.1f} px off its place's level: a reader takes "
+                                     "the level for the place"))
+            if _near_structure(rec, tip) < _parallel_gap(rec, d, at, tip) - PLACE_TOL:
+                out.append(Violation("arrows", who, "laid beside a member, its tip is nearer "
+                                     "another member: a reader takes that one for the place"))
         near = tip if pushing else tail
         if math.dist(near, at) > PUSH_CAPS * yard:
             out.append(Violation("arrows", who, f"its arrow ends {math.dist(near, at):.0f} px "
