@@ -115,7 +115,7 @@ def pack_columns(cols: Columns, *, spring: float = 0.0) -> bytes:
     """The kernel's input for the columns of a valid document, without a model: the
     bytes of ``pack(compile_model(cols.model(), spring=spring))``, equal bit for bit (the
     same values in the same order through the same arithmetic;
-    ``tests/test_parse_paths.py`` compares them). Packed by :mod:`struct` rather than
+    ``tests/test_parse_columns.py`` compares them). Packed by :mod:`struct` rather than
     through a numpy array: converting a list of a few hundred numbers costs numpy
     twice as long."""
     xy, rows = cols.xy, cols.link_rows

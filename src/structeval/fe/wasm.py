@@ -221,7 +221,7 @@ class Kernel:
         return inst
 
     def run(self, data: np.ndarray | bytes) -> np.ndarray:
-        """Raw call: packed input (float64 values, or their bytes in native order) →
+        """Raw call: packed input (float64 values, or their little-endian bytes) →
         output block. Never raises anything but SolverError."""
         if not isinstance(data, bytes):
             data = np.ascontiguousarray(data, dtype=np.float64)

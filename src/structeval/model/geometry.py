@@ -167,8 +167,8 @@ def columns_clearly_sane(cols: Columns, tol: float) -> bool:
       the points within its x extent, with the margins of :func:`clearly_sane`;
     * two links overlapping by more than a tolerance either join the same two points or
       have a point inside one of them, or a point near another — given links longer
-      than the separation, with at least 0.18 tolerances to spare (the case analysis is
-      in ``tests/test_parse_paths.py``) — so a repeated pair of ends is the only
+      than the separation, with about a quarter tolerance to spare (the case analysis
+      is in ``tests/test_parse_columns.py``) — so a repeated pair of ends is the only
       overlap left to look for.
 
     Anything else (coordinates closer than that, a crowded layout) returns False.
