@@ -40,20 +40,12 @@ from structeval.fe.solution_json import OutputTooLarge
 from structeval.model import Model, ModelError, StructEvalError, model_to_json, parse_model
 from structeval.model import geometry as geo
 from structeval.model.canonical import Columns, read_columns
-from structeval.model.parse import (
-    DEFAULT_A,
-    DEFAULT_E,
-    DEFAULT_IZ,
-    MAX_ITEMS,
-    _parse,
-    parse_document,
-)
+from structeval.model.parse import MAX_ITEMS, _parse, parse_document
 
 from .random_structures import random_models
 from .test_fuzz import mutants
+from .test_parse_paths import DATA, DEFAULTS
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "raw_models"
-DEFAULTS = (DEFAULT_E, DEFAULT_A, DEFAULT_IZ)
 Json = dict[str, Any]
 
 # ------------------------------------------------------------------ helpers

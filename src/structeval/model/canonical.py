@@ -50,6 +50,8 @@ _KINDS = {k.value: k for k in SupportKind}
 _ANGLE_MODES = {"world": AngleMode.WORLD, "relative": AngleMode.RELATIVE}
 _OFFSET_MODES = {"m": OffsetMode.METRES, "percent": OffsetMode.PERCENT}
 _REF_ENDS = ("A", "B")
+_LOAD_CLASSES = {"pointLoad": PointLoad, "distributedLoad": DistributedLoad,
+                 "bendingMoment": BendingMoment}
 
 #: Values per link in :attr:`Columns.link_rows`, in this order (the kernel's element
 #: layout, so the rows go into its input unchanged).
@@ -276,7 +278,6 @@ def _loads(items: list[Any], point_index: dict[str, int], link_index: dict[str, 
            out: list[Load], targets: list[int]) -> None:
     new = object.__new__
     ids: set[str] = set()
-    relative = AngleMode.RELATIVE
     for o in items:
         if type(o) is not dict:
             raise _Deviation
@@ -307,53 +308,44 @@ def _loads(items: list[Any], point_index: dict[str, int], link_index: dict[str, 
         flip = o.get("flip")
         if flip is not None:
             flip = _flip(flip)
-        if kind == "distributedLoad":
+        cls = _LOAD_CLASSES.get(kind)  # TypeError (an unhashable kind): a deviation
+        if cls is None:
+            raise _Deviation
+        load = new(cls)
+        d = load.__dict__
+        d["id"] = lid
+        d["target"] = target
+        d["kind"] = cls.kind
+        if cls is DistributedLoad:
             w_start = _num(o["wStart"])
             w_end = o.get("wEnd")
             from_start = o.get("fromStart")
             from_end = o.get("fromEnd")
-            angle = o.get("angleDeg")
-            mode = o.get("angleMode")
-            load = new(DistributedLoad)
-            d = load.__dict__
-            d["id"] = lid
-            d["target"] = target
             d["w_start"] = w_start
             d["w_end"] = (w_start if w_end is None else w_end
                           if type(w_end) is float and w_end - w_end == 0.0 else _num(w_end))
             d["from_start"] = 0.0 if from_start is None else _non_negative(from_start)
             d["from_end"] = 0.0 if from_end is None else _non_negative(from_end)
-            d["angle_deg"] = (0.0 if angle is None else angle
-                              if type(angle) is float and angle - angle == 0.0 else _num(angle))
-            d["angle_mode"] = relative if mode is None else _ANGLE_MODES[mode]
-            d["flip"] = 1 if flip is None else flip
-            d["kind"] = "distributedLoad"
-        elif kind == "pointLoad":
-            angle = o.get("angleDeg")
-            mode = o.get("angleMode")
-            load = new(PointLoad)
-            d = load.__dict__
-            d["id"] = lid
-            d["target"] = target
+            _direction(o, d, flip)
+        else:  # a point load or a couple: a value, and a position when on a link
             d["value"] = _num(o["value"])
-            d["angle_deg"] = (0.0 if angle is None else angle
-                              if type(angle) is float and angle - angle == 0.0 else _num(angle))
-            d["angle_mode"] = relative if mode is None else _ANGLE_MODES[mode]
-            d["flip"] = 1 if flip is None else flip
+            if cls is PointLoad:
+                _direction(o, d, flip)
+            else:
+                d["flip"] = 1 if flip is None else flip
             d["position"] = _position(o) if on_link else None
-            d["kind"] = "pointLoad"
-        elif kind == "bendingMoment":
-            load = new(BendingMoment)
-            d = load.__dict__
-            d["id"] = lid
-            d["target"] = target
-            d["value"] = _num(o["value"])
-            d["flip"] = 1 if flip is None else flip
-            d["position"] = _position(o) if on_link else None
-            d["kind"] = "bendingMoment"
-        else:
-            raise _Deviation
         out.append(load)
+
+
+def _direction(o: dict[str, Any], d: dict[str, Any], flip: int | None) -> None:
+    """The angle, angle mode and flip of a force (``o`` the document's entry, ``d`` the
+    load's fields): one place for the two load kinds that have a direction."""
+    angle = o.get("angleDeg")
+    mode = o.get("angleMode")
+    d["angle_deg"] = (0.0 if angle is None else angle
+                      if type(angle) is float and angle - angle == 0.0 else _num(angle))
+    d["angle_mode"] = AngleMode.RELATIVE if mode is None else _ANGLE_MODES[mode]
+    d["flip"] = 1 if flip is None else flip
 
 
 def _array(doc: dict[str, Any], key: str, limit: int, required: bool) -> list[Any]:
