@@ -22,8 +22,15 @@ from hypothesis import HealthCheck, given, settings
 
 from structeval.model import ModelError, parse_model
 from structeval.model import geometry as geo
-from structeval.model.canonical import read_canonical
-from structeval.model.parse import DEFAULT_A, DEFAULT_E, DEFAULT_IZ, MAX_ITEMS, _parse
+from structeval.model.canonical import Columns, read_canonical
+from structeval.model.parse import (
+    DEFAULT_A,
+    DEFAULT_E,
+    DEFAULT_IZ,
+    MAX_ITEMS,
+    _parse,
+    parse_document,
+)
 
 from .random_structures import random_models
 from .test_fuzz import _documents, mutants
@@ -50,8 +57,12 @@ def _reference(doc: Any) -> tuple[str, Any]:
 
 
 def _public(doc: Any) -> tuple[str, Any]:
+    """``parse_document`` (what ``structeval.solve`` reads through: columns or a model),
+    and ``parse_model``, its model, alike."""
     try:
-        model = parse_model(doc)
+        parsed = parse_document(doc)
+        model = parsed.model() if isinstance(parsed, Columns) else parsed
+        assert repr(parse_model(doc)) == repr(model)
     except ModelError as exc:
         if exc.issues and exc.issues[0].message.startswith("not valid JSON"):
             return ("not json", None)

@@ -39,10 +39,15 @@ class RawCase:
 
 
 def unpack_cases(out: np.ndarray, problem: FEProblem) -> list[RawCase]:
-    N, M, S = len(problem.nodes), len(problem.elems), len(problem.supports)
+    return read_cases(out, len(problem.nodes), len(problem.elems), len(problem.supports),
+                      problem.n_cases)
+
+
+def read_cases(out: np.ndarray, N: int, M: int, S: int, n_cases: int) -> list[RawCase]:
+    """The per-case results in an output block, for N nodes, M elements, S supports."""
     pos = HDR_OUT
     cases = []
-    for _ in range(problem.n_cases):
+    for _ in range(n_cases):
         disp = out[pos:pos + 3 * N].reshape(N, 3)
         pos += 3 * N
         react = out[pos:pos + 3 * S].reshape(S, 3)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..model.canonical import Columns
 from ..model.errors import StructEvalError
 from ..model.types import Load, Model
 from .abi import (
@@ -15,11 +16,13 @@ from .abi import (
     ST_NUMERICAL,
     ST_OK,
     STATUS_NAMES,
+    RawCase,
     pack,
+    read_cases,
     unpack_cases,
     unpack_modes,
 )
-from .problem import FEProblem, compile_model
+from .problem import FEProblem, compile_model, pack_columns
 from .results import CaseSolution
 from .wasm import Kernel, SolverError, default_kernel
 
@@ -102,14 +105,30 @@ def run_problem(problem: FEProblem, model: Model, kernel: Kernel | None = None,
                 ) -> list[CaseSolution]:
     kernel = kernel or default_kernel()
     out = kernel.run(pack(problem))
-    status = int(out[0])
-    if status == ST_MECHANISM:
-        count, modes = unpack_modes(out, len(problem.nodes))
-        raise MechanismError(model, count, modes)
-    if status != ST_OK:
-        raise SolverError(_failure(status, float(out[2]), model))
+    if out[0] != ST_OK:
+        raise _failure_of(out, model)
     lengths = problem.lengths
     return [CaseSolution(model, raw, lengths) for raw in unpack_cases(out, problem)]
+
+
+def analyze_columns(cols: Columns, *, spring: float = 0.0, kernel: Kernel | None = None,
+                    ) -> RawCase:
+    """The kernel's answer for the columns of a valid document under its own loads,
+    without building its model (``structeval.solve``'s path); the model is built only
+    to word a failure, which is then the one :func:`analyze` raises."""
+    kernel = kernel or default_kernel()
+    out = kernel.run(pack_columns(cols, spring=spring))
+    if out[0] != ST_OK:
+        raise _failure_of(out, cols.model())
+    return read_cases(out, len(cols.point_ids), len(cols.link_ids), len(cols.supports), 1)[0]
+
+
+def _failure_of(out: np.ndarray, model: Model) -> StructEvalError:
+    status = int(out[0])
+    if status == ST_MECHANISM:
+        count, modes = unpack_modes(out, len(model.points))
+        return MechanismError(model, count, modes)
+    return SolverError(_failure(status, float(out[2]), model))
 
 
 def analyze(model: Model, cases: Sequence[Sequence[Load]] | None = None, *, spring: float = 0.0,

@@ -8,20 +8,15 @@ all (the scorer's probe loads).
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from ..model.semantics import (
-    couple,
-    distributed_extent,
-    force_direction,
-    link_axis,
-    position_on_link,
-    unit,
-)
+from ..model.canonical import LINK_WIDTH, Columns
+from ..model.semantics import axis_between, couple, direction_on_axis, position_along, unit
 from ..model.types import BendingMoment, DistributedLoad, Load, Model, PointLoad, SupportKind
 
 LOAD_FORCE, LOAD_COUPLE, LOAD_DISTRIBUTED = 1, 2, 3
@@ -96,7 +91,13 @@ def compile_model(model: Model, cases: Sequence[Sequence[Load]] | None = None, *
     onlink: list[float] = []
     for case, loads in enumerate(cases):
         for load in loads:
-            _compile_load(model, load, case, node_index, link_index, nodal, onlink)
+            if load.target.type == "point":
+                compile_load(load, case, node_index[load.target.id], None, nodal, onlink)
+            else:
+                link = model.link(load.target.id)
+                pa, pb = model.point(link.a), model.point(link.b)
+                compile_load(load, case, link_index[link.id],
+                             axis_between(pa.x, pa.y, pb.x, pb.y), nodal, onlink)
     counts = (len(model.points), len(model.links), len(model.supports), len(nodal) // 5,
               len(onlink) // 9)
     buf = np.array([ABI_VERSION, *counts[:3], len(cases), *counts[3:], spring, MAX_MODES, 0.0,
@@ -110,31 +111,68 @@ def compile_model(model: Model, cases: Sequence[Sequence[Load]] | None = None, *
     return problem
 
 
-def _compile_load(model: Model, load: Load, case: int, node_index: dict[str, int],
-                  link_index: dict[str, int], nodal: list[float], onlink: list[float]) -> None:
-    if load.target.type == "point":
-        node = node_index[load.target.id]
+def pack_columns(cols: Columns, *, spring: float = 0.0) -> bytes:
+    """The kernel's input for the columns of a valid document, without a model: the
+    bytes of ``pack(compile_model(cols.model(), spring=spring))``, equal bit for bit (the
+    same values in the same order through the same arithmetic;
+    ``tests/test_parse_columns.py`` compares them). Packed by :mod:`struct` rather than
+    through a numpy array: converting a list of a few hundred numbers costs numpy
+    twice as long."""
+    xy, rows = cols.xy, cols.link_rows
+    nodal: list[float] = []
+    onlink: list[float] = []
+    for load, target in zip(cols.loads, cols.load_targets, strict=True):
+        if load.target.type == "point":
+            compile_load(load, 0, target, None, nodal, onlink)
+        else:
+            a, b = 2 * rows[LINK_WIDTH * target], 2 * rows[LINK_WIDTH * target + 1]
+            compile_load(load, 0, target, axis_between(xy[a], xy[a + 1], xy[b], xy[b + 1]),
+                         nodal, onlink)
+    body: list[float] = []
+    for sup, node in zip(cols.supports, cols.support_points, strict=True):
+        body += (node, *support_basis(sup.kind, sup.angle_deg), 0.0)
+    values = (ABI_VERSION, len(cols.point_ids), len(cols.link_ids), len(cols.supports), 1,
+              len(nodal) // 5, len(onlink) // 9, spring, MAX_MODES, 0.0,
+              *xy, *rows, *body, *nodal, *onlink)
+    return _packer(len(values)).pack(*values)
+
+
+_PACKERS: dict[int, struct.Struct] = {}
+
+
+def _packer(count: int) -> struct.Struct:
+    """A compiled ``count``-double format (a few sizes recur: the same drawing again)."""
+    packer = _PACKERS.get(count)
+    if packer is None:
+        if len(_PACKERS) >= 64:
+            _PACKERS.clear()
+        packer = _PACKERS[count] = struct.Struct(f"<{count}d")  # wasm is little-endian
+    return packer
+
+
+def compile_load(load: Load, case: int, target: int, axis: tuple[float, float, float] | None,
+                 nodal: list[float], onlink: list[float]) -> None:
+    """Append the kernel rows of one load: ``target`` is the index of its point or link,
+    ``axis`` the (cx, cy, length) of that link (None for a point)."""
+    if axis is None:
         if isinstance(load, BendingMoment):
-            nodal.extend((case, node, 0.0, 0.0, couple(load)))
+            nodal.extend((case, target, 0.0, 0.0, couple(load)))
         else:
             assert isinstance(load, PointLoad)
-            dx, dy = force_direction(model, load)
-            nodal.extend((case, node, load.value * dx, load.value * dy, 0.0))
+            dx, dy = direction_on_axis(load, 1.0, 0.0)
+            nodal.extend((case, target, load.value * dx, load.value * dy, 0.0))
         return
-    link = model.link(load.target.id)
-    elem = link_index[link.id]
-    cx, cy, _ = link_axis(model, link)
+    cx, cy, length = axis
     if isinstance(load, BendingMoment):
-        onlink.extend((case, elem, LOAD_COUPLE, position_on_link(model, load), couple(load),
+        onlink.extend((case, target, LOAD_COUPLE, position_along(load, length), couple(load),
                        0.0, 0.0, 0.0, 0.0))
         return
-    dx, dy = force_direction(model, load)
+    dx, dy = direction_on_axis(load, cx, cy)
     lx, ly = dx * cx + dy * cy, -dx * cy + dy * cx  # local components of the direction
     if isinstance(load, PointLoad):
-        onlink.extend((case, elem, LOAD_FORCE, position_on_link(model, load),
+        onlink.extend((case, target, LOAD_FORCE, position_along(load, length),
                        load.value * lx, load.value * ly, 0.0, 0.0, 0.0))
         return
     assert isinstance(load, DistributedLoad)
-    s0, s1, _ = distributed_extent(model, load)
-    onlink.extend((case, elem, LOAD_DISTRIBUTED, s0, s1, load.w_start * lx, load.w_start * ly,
-                   load.w_end * lx, load.w_end * ly))
+    onlink.extend((case, target, LOAD_DISTRIBUTED, load.from_start, length - load.from_end,
+                   load.w_start * lx, load.w_start * ly, load.w_end * lx, load.w_end * ly))

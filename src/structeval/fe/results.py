@@ -13,7 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..model.types import Model
+from ..model.types import Model, SupportKind
 from .abi import RawCase
 from .problem import REACTION_TYPES
 
@@ -93,13 +93,24 @@ class CaseSolution:
     def displacements(self) -> list[dict[str, float | None]]:
         """World displacements; ``rz`` is None at points where every link end is hinged
         and no support holds the rotation (it is undefined there, FORMAT.md M5)."""
-        rigid = {lk.a for lk in self.model.links if not lk.hinge_a}
-        rigid |= {lk.b for lk in self.model.links if not lk.hinge_b}
-        held = {s.at for s in self.model.supports if s.kind.value in ("fixed", "slider")}
-        return [{"pointId": p.id, "ux": ux, "uy": uy,
-                 "rz": rz if p.id in rigid or p.id in held else None}
-                for p, (ux, uy, rz) in zip(self.model.points, self.raw.displacements.tolist(),
-                                           strict=True)]
+        model = self.model
+        rigid = {lk.a for lk in model.links if not lk.hinge_a}
+        rigid |= {lk.b for lk in model.links if not lk.hinge_b}
+        rigid |= {s.at for s in model.supports if s.kind in ROTATION_HELD}
+        ids = [p.id for p in model.points]
+        return displacement_rows(ids, [pid in rigid for pid in ids], self.raw.displacements)
+
+
+#: Support kinds that hold the rotation of their point.
+ROTATION_HELD = frozenset((SupportKind.FIXED, SupportKind.SLIDER))
+
+
+def displacement_rows(point_ids: Sequence[str], rotation_defined: Sequence[bool],
+                      displacements: np.ndarray) -> list[dict[str, float | None]]:
+    """The displacement entries of the JSON form: ``rz`` None where it is undefined."""
+    return [{"pointId": pid, "ux": ux, "uy": uy, "rz": rz if defined else None}
+            for pid, defined, (ux, uy, rz) in zip(point_ids, rotation_defined,
+                                                  displacements.tolist(), strict=True)]
 
 
 def evaluate_cases(cases: Sequence[CaseSolution], link_index: np.ndarray, s: np.ndarray, *,

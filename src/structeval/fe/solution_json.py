@@ -15,14 +15,19 @@ checks sample for sample and byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from itertools import compress
+from operator import not_
 from typing import Any
 
 import numpy as np
 
+from ..model.canonical import LINK_WIDTH, Columns
 from ..model.errors import StructEvalError
+from ..model.types import Support
+from .abi import RawCase
 from .problem import REACTION_TYPES
-from .results import CaseSolution
+from .results import ROTATION_HELD, CaseSolution, displacement_rows
 
 ZERO_CHOP = 1e-12  # relative to the largest value of its kind, like FrameCalc's O5
 SAME = 1e-12  # neighbours closer than this (relative) at one station are one sample
@@ -36,7 +41,11 @@ class OutputTooLarge(StructEvalError):
 def sample_count(sol: CaseSolution, samples_per_segment: int) -> int:
     """How many N/V/M samples :func:`solution_to_json` would produce (at most; equal
     neighbours are merged), computed without producing them."""
-    pieces = sol.raw.pieces
+    return _sample_count(sol.raw, samples_per_segment)
+
+
+def _sample_count(raw: RawCase, samples_per_segment: int) -> int:
+    pieces = raw.pieces
     return int(np.count_nonzero(pieces[:, 2] > pieces[:, 1])) * samples_per_segment
 
 
@@ -44,9 +53,9 @@ def _chop(value: float, scale: float) -> float:
     return 0.0 if abs(value) <= ZERO_CHOP * scale else value
 
 
-def _reactions(sol: CaseSolution) -> list[dict[str, Any]]:
-    rows = sol.raw.reactions.tolist()
-    listed = [(s.id, name, rows[k][index]) for k, s in enumerate(sol.model.supports)
+def _reactions(raw: RawCase, supports: Sequence[Support]) -> list[dict[str, Any]]:
+    rows = raw.reactions.tolist()
+    listed = [(s.id, name, rows[k][index]) for k, s in enumerate(supports)
               for name, index in REACTION_TYPES[s.kind]]
     scale = max((abs(v) for _, _, v in listed), default=0.0)
     return [{"atId": at, "type": name, "value": _chop(v, scale)} for at, name, v in listed]
@@ -66,11 +75,10 @@ def _stations(s0: np.ndarray, s1: np.ndarray, per_piece: int) -> np.ndarray:
     return ss
 
 
-def _samples(sol: CaseSolution, per_piece: int) -> list[list[dict[str, float]]]:
+def _samples(raw: RawCase, n_links: int, per_piece: int) -> list[list[dict[str, float]]]:
     """N/V/M samples per link: ``per_piece`` per stretch between loads and both sides of
     every jump, neighbours with equal values at one station merged into the later."""
-    n_links = len(sol.model.links)
-    p = sol.raw.pieces
+    p = raw.pieces
     rows = p[p[:, 2] > p[:, 1]]
     if not len(rows):
         return [[] for _ in range(n_links)]
@@ -91,7 +99,7 @@ def _samples(sol: CaseSolution, per_piece: int) -> list[list[dict[str, float]]]:
         keep = np.append(~same, True)
         values, link = values[:, keep], link[keep]
     m_row = values[3]
-    m_row[np.abs(m_row) <= ZERO_CHOP * sol.max_abs_moment] = 0.0
+    m_row[np.abs(m_row) <= ZERO_CHOP * raw.max_abs_moment] = 0.0
     s_, n_, v_, m_ = values.tolist()
     flat = [{"s": a, "n": b, "v": c_, "m": d} for a, b, c_, d in zip(s_, n_, v_, m_, strict=True)]
     bounds = np.searchsorted(link, np.arange(n_links + 1)).tolist()
@@ -225,23 +233,53 @@ def solution_to_json(sol: CaseSolution, *, samples_per_segment: int = 11,
     OutputTooLarge when the samples would exceed ``max_samples`` (checked before any is
     made, so ``--samples 10000`` on a 5,000-link chain is a sentence, not the OOM killer).
     """
-    needed = sample_count(sol, samples_per_segment)
+    model = sol.model
+    return _form(sol.raw, model.supports, [lk.id for lk in model.links],
+                 lambda: sol.displacements(), samples_per_segment, max_samples)
+
+
+def columns_to_json(cols: Columns, raw: RawCase, *, samples_per_segment: int = 11,
+                    max_samples: int = MAX_SAMPLES) -> Solution:
+    """:func:`solution_to_json` of the kernel's answer ``raw`` for the columns of a valid
+    document (``structeval.solve``'s path, no model built): the same form, byte for byte."""
+    return _form(raw, cols.supports, cols.link_ids,
+                 lambda: displacement_rows(cols.point_ids, _rotation_defined(cols),
+                                           raw.displacements),
+                 samples_per_segment, max_samples)
+
+
+def _rotation_defined(cols: Columns) -> list[bool]:
+    """Per point: does a rigid link end or a fixed or sliding support hold its rotation
+    (:meth:`CaseSolution.displacements`' rule)."""
+    defined = [False] * len(cols.point_ids)
+    rows = cols.link_rows
+    for end in (0, 1):  # the point at each end, and whether that end is hinged
+        for point in compress(rows[end::LINK_WIDTH], map(not_, rows[end + 5::LINK_WIDTH])):
+            defined[point] = True
+    for support, node in zip(cols.supports, cols.support_points, strict=True):
+        if support.kind in ROTATION_HELD:
+            defined[node] = True
+    return defined
+
+
+def _form(raw: RawCase, supports: Sequence[Support], link_ids: list[str],
+          displacements: Callable[[], list[dict[str, float | None]]],
+          samples_per_segment: int, max_samples: int) -> Solution:
+    needed = _sample_count(raw, samples_per_segment)
     if needed > max_samples:
         raise OutputTooLarge(
-            f"{samples_per_segment} samples per stretch over {len(sol.model.links):,} links "
+            f"{samples_per_segment} samples per stretch over {len(link_ids):,} links "
             f"would make {needed:,} samples, more than the cap of {max_samples:,}; lower "
             "--samples (or raise --max-samples)")
-    names = [lk.id for lk in sol.model.links]
 
     def links() -> list[dict[str, Any]]:
-        samples = _samples(sol, samples_per_segment)
-        return [{"linkId": name, "samples": samples[i]} for i, name in enumerate(names)]
+        samples = _samples(raw, len(link_ids), samples_per_segment)
+        return [{"linkId": name, "samples": samples[i]} for i, name in enumerate(link_ids)]
 
-    where_link, where_s = sol.max_abs_moment_at
     return Solution({
-        "reactions": _reactions(sol),
+        "reactions": _reactions(raw, supports),
         "links": PENDING,
-        "max_abs_moment": sol.max_abs_moment,
-        "max_abs_moment_at": {"linkId": where_link, "s": where_s},
-        "displacements": sol.displacements(),
+        "max_abs_moment": raw.max_abs_moment,
+        "max_abs_moment_at": {"linkId": link_ids[raw.max_elem], "s": raw.max_s},
+        "displacements": displacements(),
     }, links)

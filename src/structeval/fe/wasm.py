@@ -81,13 +81,15 @@ def _load_module(engine: wasmtime.Engine, wasm: bytes) -> wasmtime.Module:
 
 
 def _direct_call(store: wasmtime.Store, func: wasmtime.Func,
-                 ) -> Callable[[int, int], int] | None:
-    """fc_solve(i32, i32) -> i32 called straight through wasmtime's C API.
+                 ) -> Callable[[int, int, int], int] | None:
+    """fc_solve(i32, i32) -> i32 called straight through wasmtime's C API, with its fuel.
 
     Why: wasmtime-py's ``Func.__call__`` re-reads the function type and boxes every
     argument on each call, ~27 µs of the ~37 µs a small solve's call costs. The type
-    is checked once here instead. This leans on wasmtime-py internals (``_ffi``),
-    so anything unexpected returns None and the public call is used.
+    is checked once here instead, and the fuel is set through the same C API (the
+    wrapper's checks cost as much again as the call into C). This leans on wasmtime-py
+    internals (``_ffi``), so anything unexpected returns None and the public call is
+    used.
     """
     try:
         from wasmtime import _ffi as ffi
@@ -100,11 +102,15 @@ def _direct_call(store: wasmtime.Store, func: wasmtime.Func,
         handle = ctypes.byref(func._func)
         slots = (ffi.wasmtime_val_raw * 2)()
         call_unchecked = ffi.wasmtime_func_call_unchecked
+        set_fuel = ffi.wasmtime_context_set_fuel
         trap_type = ctypes.POINTER(ffi.wasm_trap_t)
     except (ImportError, AttributeError, TypeError, ValueError):
         return None
 
-    def call(in_off: int, n_in: int) -> int:
+    def call(in_off: int, n_in: int, fuel: int) -> int:
+        error = set_fuel(context, fuel)
+        if error:
+            raise wasmtime.WasmtimeError._from_ptr(error)
         slots[0].i32 = in_off
         slots[1].i32 = n_in
         trap = trap_type()
@@ -116,6 +122,16 @@ def _direct_call(store: wasmtime.Store, func: wasmtime.Func,
         return int(slots[0].i32)
 
     call.keepalive = (store, func)  # type: ignore[attr-defined]
+    return call
+
+
+def _public_call(store: wasmtime.Store, func: wasmtime.Func) -> Callable[[int, int, int], int]:
+    """The same call through wasmtime-py's public API (when its internals differ)."""
+
+    def call(in_off: int, n_in: int, fuel: int) -> int:
+        store.set_fuel(fuel)
+        return func(store, in_off, n_in)  # type: ignore[return-value]
+
     return call
 
 
@@ -138,9 +154,9 @@ class _Instance:
         self.input_at = (self.heap_base + 7) & ~7
         self.size = -1
         self.base = 0
-        public = self.solve_fn
-        self.call: Callable[[int, int], int] = _direct_call(self.store, public) or (
-            lambda in_off, n_in: public(self.store, in_off, n_in))  # type: ignore[misc]
+        self.call = (_direct_call(self.store, self.solve_fn)
+                     or _public_call(self.store, self.solve_fn))
+        self._view()
 
     def _view(self) -> tuple[int, int]:
         """(address, size) of linear memory; both change only when it grows."""
@@ -150,19 +166,25 @@ class _Instance:
             self.base = ctypes.addressof(self.memory.data_ptr(self.store).contents)
         return self.base, self.size
 
-    def run(self, data: np.ndarray, fuel: int) -> np.ndarray:
-        nbytes = data.nbytes
+    def run(self, data: np.ndarray | bytes, fuel: int) -> np.ndarray:
+        """One solve: ``data`` (the packed input, as float64 values or their bytes) is
+        copied in, the kernel called, its output block copied out."""
+        if isinstance(data, bytes):
+            nbytes, source = len(data), data
+        else:
+            nbytes, source = data.nbytes, data.ctypes.data
         need = self.input_at + nbytes
-        base, size = self._view()
+        # memory only grows, by us below or by the kernel during a call (checked after
+        # every call), so the view of the last call is still the memory's
+        base, size = self.base, self.size
         if need > size:
             try:
                 self.memory.grow(self.store, (need - size + PAGE - 1) // PAGE)
             except wasmtime.WasmtimeError as exc:
                 raise SolverError(f"model too large for the solver's memory cap ({exc})") from None
             base, size = self._view()
-        ctypes.memmove(base + self.input_at, data.ctypes.data, nbytes)
-        self.store.set_fuel(fuel)
-        offset = self.call(self.input_at, len(data))
+        ctypes.memmove(base + self.input_at, source, nbytes)
+        offset = self.call(self.input_at, nbytes // 8, fuel)
         if offset < 0:
             raise SolverError(f"solver rejected the call (status {-offset})")
         base, size = self._view()  # the kernel may have grown (and moved) the memory
@@ -171,9 +193,8 @@ class _Instance:
         length = int(ctypes.c_double.from_address(base + offset + 8).value)
         if length < HDR_OUT or offset + 8 * length > size:
             raise SolverError("solver returned a malformed output block")
-        out = np.empty(length, dtype=np.float64)
-        ctypes.memmove(out.ctypes.data, base + offset, 8 * length)
-        return out
+        # one copy into a buffer numpy owns (cheaper than np.empty + its ctypes address)
+        return np.frombuffer(bytearray(ctypes.string_at(base + offset, 8 * length)))
 
 
 class Kernel:
@@ -199,9 +220,11 @@ class Kernel:
             self._local.instance = inst
         return inst
 
-    def run(self, data: np.ndarray) -> np.ndarray:
-        """Raw call: packed input → output block. Never raises anything but SolverError."""
-        data = np.ascontiguousarray(data, dtype=np.float64)
+    def run(self, data: np.ndarray | bytes) -> np.ndarray:
+        """Raw call: packed input (float64 values, or their little-endian bytes) →
+        output block. Never raises anything but SolverError."""
+        if not isinstance(data, bytes):
+            data = np.ascontiguousarray(data, dtype=np.float64)
         try:
             return self._instance().run(data, self.fuel)
         except SolverError:

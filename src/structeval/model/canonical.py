@@ -1,4 +1,4 @@
-"""Fast reading of well-formed canonical FrameCalc JSON into a :class:`Model`.
+"""Fast reading of well-formed canonical FrameCalc JSON into flat columns.
 
 Why a second reader: the general validator (:mod:`.parse`) reads every field
 through a small interpreter that records a JSON path and a fix for each problem
@@ -6,18 +6,26 @@ and accepts every loose form FORMAT.md allows. That costs ~30 µs per member,
 ten times the solve itself, for input that is almost always canonical (our own
 files, the scorer's variants, a model's clean answer). This reader accepts only
 the canonical spelling of every field (numbers as JSON numbers, exact enum
-strings, string ids) and builds the same objects directly. On the first
-deviation it returns None and :func:`structeval.model.parse_model` hands the
-document to the general validator, which is then the one that explains what is
-wrong. So both paths accept and reject exactly the same documents and give
-equal models (``tests/test_parse_paths.py`` checks this over the fuzz corpora).
+strings, string ids). On the first deviation it returns None and
+:func:`structeval.model.parse_model` hands the document to the general
+validator, which is then the one that explains what is wrong. So both paths
+accept and reject exactly the same documents and give equal models
+(``tests/test_parse_paths.py`` checks this over the fuzz corpora).
 
-Geometry is checked by the same :func:`~structeval.model.geometry.check_geometry`
-in both paths.
+Why columns and not objects: points and links, the numerous items, are read into
+flat lists (coordinates, end indices, sections) — the form the geometry check and
+the kernel's input consume — so that ``structeval.solve`` never builds a frozen
+object per item. :meth:`Columns.model` builds the :class:`Model` (the very objects
+the general validator builds) when a caller needs one. Supports and loads, a
+handful per drawing, are built as their objects right away.
+
+Geometry is checked afterwards (:func:`~structeval.model.geometry.columns_clearly_sane`,
+or :func:`~structeval.model.geometry.check_geometry` on the model), in both paths.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import isfinite
 from typing import Any
 
@@ -26,6 +34,7 @@ from .types import (
     BendingMoment,
     DistributedLoad,
     Link,
+    Load,
     Model,
     OffsetMode,
     Point,
@@ -41,6 +50,69 @@ _KINDS = {k.value: k for k in SupportKind}
 _ANGLE_MODES = {"world": AngleMode.WORLD, "relative": AngleMode.RELATIVE}
 _OFFSET_MODES = {"m": OffsetMode.METRES, "percent": OffsetMode.PERCENT}
 _REF_ENDS = ("A", "B")
+_LOAD_CLASSES = {"pointLoad": PointLoad, "distributedLoad": DistributedLoad,
+                 "bendingMoment": BendingMoment}
+
+#: Values per link in :attr:`Columns.link_rows`, in this order (the kernel's element
+#: layout, so the rows go into its input unchanged).
+LINK_WIDTH = 7  # a, b (point indices), E, A, Iz, hinge_a, hinge_b
+
+
+@dataclass(slots=True, eq=False)
+class Columns:
+    """A canonical document as read, geometry not yet checked.
+
+    ``xy`` holds x0, y0, x1, y1, … in document order; ``link_rows`` holds
+    :data:`LINK_WIDTH` values per link; ``support_points`` and ``load_targets``
+    are the point (or link) index each support and load refers to.
+    """
+
+    point_ids: list[str]
+    point_index: dict[str, int]
+    xy: list[float]
+    link_ids: list[str]
+    link_index: dict[str, int]
+    link_rows: list[Any]
+    supports: list[Support]
+    support_points: list[int]
+    loads: list[Load]
+    load_targets: list[int]
+
+    def model(self) -> Model:
+        """The :class:`Model` of these columns: the objects the general validator builds
+        from the same document (frozen dataclasses filled without their ``__init__``)."""
+        new = object.__new__
+        xy, ids, rows = self.xy, self.point_ids, self.link_rows
+        points, pmap = [], {}
+        for pid, x, y in zip(ids, xy[0::2], xy[1::2], strict=True):
+            point = new(Point)
+            d = point.__dict__
+            d["id"] = pid
+            d["x"] = x
+            d["y"] = y
+            pmap[pid] = point
+            points.append(point)
+        links, lmap = [], {}
+        for k, lid in enumerate(self.link_ids):
+            a, b, e, area, iz, hinge_a, hinge_b = rows[LINK_WIDTH * k:LINK_WIDTH * (k + 1)]
+            link = new(Link)
+            d = link.__dict__
+            d["id"] = lid
+            d["a"] = ids[a]
+            d["b"] = ids[b]
+            d["E"] = e
+            d["A"] = area
+            d["Iz"] = iz
+            d["hinge_a"] = hinge_a
+            d["hinge_b"] = hinge_b
+            lmap[lid] = link
+            links.append(link)
+        model = new(Model)
+        # the id maps Model builds on first use (Model.point, Model.link), already at hand
+        model.__dict__.update(points=tuple(points), links=tuple(links),
+                              supports=tuple(self.supports), loads=tuple(self.loads),
+                              _pmap=pmap, _lmap=lmap)
+        return model
 
 
 class _Deviation(Exception):
@@ -76,26 +148,17 @@ def _positive(value: Any) -> float:
     raise _Deviation
 
 
-def _opt_num(obj: dict[str, Any], key: str, default: float) -> float:
-    value = obj.get(key)
-    if value is None:
-        return default
-    return value if type(value) is float and isfinite(value) else _num(value)
-
-
-def _ident(value: Any) -> str:
-    if type(value) is str and value and not value.isspace():
-        return value
-    raise _Deviation
-
-
-def _flip(obj: dict[str, Any]) -> int:
-    value = obj.get("flip")
-    if value is None:
-        return 1
+def _flip(value: Any) -> int:
     kind = type(value)
     if (kind is int or kind is float) and (value == 1 or value == -1):
         return int(value)
+    raise _Deviation
+
+
+def _non_negative(value: Any) -> float:
+    number = value if type(value) is float and value - value == 0.0 else _num(value)
+    if number >= 0:
+        return number
     raise _Deviation
 
 
@@ -107,13 +170,6 @@ def _choice(obj: dict[str, Any], key: str, table: dict[str, Any], default: Any) 
         return table[value]
     except (KeyError, TypeError):  # a loose spelling, or not a string at all
         raise _Deviation from None
-
-
-def _target(obj: dict[str, Any]) -> tuple[str, str]:
-    at = obj.get("at")
-    if type(at) is not dict:
-        raise _Deviation
-    return at.get("type"), _ident(at.get("id"))
 
 
 def _position(obj: dict[str, Any]) -> Position:
@@ -139,156 +195,157 @@ def _position(obj: dict[str, Any]) -> Position:
     return _build(Position, ref_end=ref, mode=mode, value=value)
 
 
-def _points(items: list[Any], ids: dict[str, Point]) -> list[Point]:
-    out = []
-    new = object.__new__
+_INF = float("inf")
+_END = {None: False, "rigid": False, "hinge": True}  # endA / endB: absent, or exactly these
+
+
+def _points(items: list[Any], cols: Columns) -> None:
+    """Why written out field by field: on tens of items a loop of plain checks is cheaper
+    than any call per field (each costs as much as several checks). A missing field
+    (KeyError) is a deviation, caught by :func:`read_columns`."""
+    index, ids, xy = cols.point_index, cols.point_ids, cols.xy
     for o in items:
         if type(o) is not dict:
             raise _Deviation
-        pid, x, y = o.get("id"), o.get("x"), o.get("y")
-        if type(pid) is not str or not pid or pid.isspace() or pid in ids:
+        pid = o["id"]
+        x = o["x"]
+        y = o["y"]
+        if type(pid) is not str or pid in index or not pid or pid.isspace():
             raise _Deviation
-        point = new(Point)
-        d = point.__dict__  # stores into the instance dict: half the cost of update(**kw)
-        d["id"] = pid
-        d["x"] = x if type(x) is float and isfinite(x) else _num(x)
-        d["y"] = y if type(y) is float and isfinite(y) else _num(y)
-        ids[pid] = point
-        out.append(point)
-    return out
+        index[pid] = len(ids)
+        ids.append(pid)
+        # x - x is 0.0 exactly for every finite float, NaN for infinities and NaN
+        xy += (x if type(x) is float and x - x == 0.0 else _num(x),
+               y if type(y) is float and y - y == 0.0 else _num(y))
 
 
-def _hinge(value: Any) -> bool:
-    if value is None:
-        return False
-    if type(value) is str:
-        hinge = _ENDS.get(value)
-        if hinge is not None:
-            return hinge
-    raise _Deviation
-
-
-def _links(items: list[Any], point_ids: dict[str, Point], ids: dict[str, Link],
-           section: tuple[float, float, float]) -> list[Link]:
-    out = []
-    new = object.__new__
-    e, a, iz = section
+def _links(items: list[Any], cols: Columns, section: tuple[float, float, float]) -> None:
+    point_index, index, ids, rows = cols.point_index, cols.link_index, cols.link_ids, cols.link_rows
+    e0, a0, iz0 = section
     for o in items:
         if type(o) is not dict:
             raise _Deviation
-        lid, end_a, end_b = o.get("id"), o.get("a"), o.get("b")
-        if (type(end_a) is not str or type(end_b) is not str or end_a not in point_ids
-                or end_b not in point_ids or end_a == end_b or type(lid) is not str
-                or not lid or lid.isspace() or lid in ids):
+        lid = o["id"]
+        a = point_index[o["a"]]  # KeyError: an unknown point; TypeError: not hashable
+        b = point_index[o["b"]]
+        if a == b or type(lid) is not str or lid in index or not lid or lid.isspace():
             raise _Deviation
-        sec_e, sec_a, sec_iz = o.get("E"), o.get("A"), o.get("Iz")
-        link = new(Link)
-        d = link.__dict__
-        d["id"] = lid
-        d["a"] = end_a
-        d["b"] = end_b
-        d["E"] = e if sec_e is None else _positive(sec_e)
-        d["A"] = a if sec_a is None else _positive(sec_a)
-        d["Iz"] = iz if sec_iz is None else _positive(sec_iz)
-        d["hinge_a"] = _hinge(o.get("endA"))
-        d["hinge_b"] = _hinge(o.get("endB"))
-        ids[lid] = link
-        out.append(link)
-    return out
+        e = o.get("E")
+        area = o.get("A")
+        iz = o.get("Iz")
+        index[lid] = len(ids)
+        ids.append(lid)
+        rows += (a, b,
+                 e0 if e is None else e if type(e) is float and 0.0 < e < _INF else _positive(e),
+                 a0 if area is None else area if type(area) is float and 0.0 < area < _INF
+                 else _positive(area),
+                 iz0 if iz is None else iz if type(iz) is float and 0.0 < iz < _INF
+                 else _positive(iz),
+                 _END[o.get("endA")], _END[o.get("endB")])  # KeyError: a loose spelling
 
 
-def _supports(items: list[Any], point_ids: dict[str, Point]) -> list[Support]:
-    out = []
+def _supports(items: list[Any], point_index: dict[str, int], out: list[Support],
+              where: list[int]) -> None:
     new = object.__new__
     ids: set[str] = set()
     for o in items:
         if type(o) is not dict:
             raise _Deviation
-        where, at = _target(o)
-        if (where is not None and where != "point") or at not in point_ids:
+        sid = o["id"]
+        at = o["at"]
+        kind = _KINDS[o["kind"]]  # KeyError: a loose spelling; TypeError: not a string
+        if type(at) is not dict:
             raise _Deviation
-        kind = _choice(o, "kind", _KINDS, None)
-        sid = _ident(o.get("id"))
-        if kind is None or sid in ids:
+        pid = at["id"]
+        on = at.get("type")
+        if (type(pid) is not str or (on is not None and on != "point") or type(sid) is not str
+                or sid in ids or not sid or sid.isspace()):
             raise _Deviation
+        where.append(point_index[pid])  # KeyError: an unknown point
         ids.add(sid)
+        angle = o.get("angleDeg")
         support = new(Support)
         d = support.__dict__
         d["id"] = sid
-        d["at"] = at
+        d["at"] = pid
         d["kind"] = kind
-        d["angle_deg"] = _opt_num(o, "angleDeg", 0.0)
+        d["angle_deg"] = (0.0 if angle is None else angle
+                          if type(angle) is float and angle - angle == 0.0 else _num(angle))
         out.append(support)
-    return out
 
 
-def _loads(items: list[Any], point_ids: dict[str, Point], link_ids: dict[str, Link],
-           ) -> list[Any]:
-    out: list[Any] = []
+def _loads(items: list[Any], point_index: dict[str, int], link_index: dict[str, int],
+           out: list[Load], targets: list[int]) -> None:
     new = object.__new__
     ids: set[str] = set()
     for o in items:
         if type(o) is not dict:
             raise _Deviation
-        lid, kind, at = o.get("id"), o.get("kind"), o.get("at")
-        if (type(lid) is not str or not lid or lid.isspace() or lid in ids
-                or type(at) is not dict):
+        lid = o["id"]
+        kind = o["kind"]
+        at = o["at"]
+        if type(lid) is not str or lid in ids or not lid or lid.isspace() or type(at) is not dict:
             raise _Deviation
         ids.add(lid)
-        where, tid = at.get("type"), at.get("id")
+        where = at["type"]
+        tid = at["id"]
         if type(tid) is not str:
             raise _Deviation
         if where == "point":
-            if tid not in point_ids or kind == "distributedLoad":
+            if kind == "distributedLoad":
                 raise _Deviation
-        elif where != "link" or tid not in link_ids:
+            targets.append(point_index[tid])  # KeyError: an unknown point
+            on_link = False
+        elif where == "link":
+            targets.append(link_index[tid])  # KeyError: an unknown link
+            on_link = True
+        else:
             raise _Deviation
         target = new(Target)
         t = target.__dict__
         t["type"] = where
         t["id"] = tid
-        on_link = where == "link"
-        if kind == "pointLoad":
-            load = new(PointLoad)
-            d = load.__dict__
-            d["id"] = lid
-            d["target"] = target
-            d["value"] = _num(o.get("value"))
-            d["angle_deg"] = _opt_num(o, "angleDeg", 0.0)
-            d["angle_mode"] = _choice(o, "angleMode", _ANGLE_MODES, AngleMode.RELATIVE)
-            d["flip"] = _flip(o)
-            d["position"] = _position(o) if on_link else None
-            d["kind"] = "pointLoad"
-        elif kind == "distributedLoad":
-            w_start = _num(o.get("wStart"))
-            from_start, from_end = _opt_num(o, "fromStart", 0.0), _opt_num(o, "fromEnd", 0.0)
-            if from_start < 0 or from_end < 0:
-                raise _Deviation
-            load = new(DistributedLoad)
-            d = load.__dict__
-            d["id"] = lid
-            d["target"] = target
-            d["w_start"] = w_start
-            d["w_end"] = _opt_num(o, "wEnd", w_start)
-            d["from_start"] = from_start
-            d["from_end"] = from_end
-            d["angle_deg"] = _opt_num(o, "angleDeg", 0.0)
-            d["angle_mode"] = _choice(o, "angleMode", _ANGLE_MODES, AngleMode.RELATIVE)
-            d["flip"] = _flip(o)
-            d["kind"] = "distributedLoad"
-        elif kind == "bendingMoment":
-            load = new(BendingMoment)
-            d = load.__dict__
-            d["id"] = lid
-            d["target"] = target
-            d["value"] = _num(o.get("value"))
-            d["flip"] = _flip(o)
-            d["position"] = _position(o) if on_link else None
-            d["kind"] = "bendingMoment"
-        else:
+        flip = o.get("flip")
+        if flip is not None:
+            flip = _flip(flip)
+        cls = _LOAD_CLASSES.get(kind)  # TypeError (an unhashable kind): a deviation
+        if cls is None:
             raise _Deviation
+        load = new(cls)
+        d = load.__dict__
+        d["id"] = lid
+        d["target"] = target
+        d["kind"] = cls.kind
+        if cls is DistributedLoad:
+            w_start = _num(o["wStart"])
+            w_end = o.get("wEnd")
+            from_start = o.get("fromStart")
+            from_end = o.get("fromEnd")
+            d["w_start"] = w_start
+            d["w_end"] = (w_start if w_end is None else w_end
+                          if type(w_end) is float and w_end - w_end == 0.0 else _num(w_end))
+            d["from_start"] = 0.0 if from_start is None else _non_negative(from_start)
+            d["from_end"] = 0.0 if from_end is None else _non_negative(from_end)
+            _direction(o, d, flip)
+        else:  # a point load or a couple: a value, and a position when on a link
+            d["value"] = _num(o["value"])
+            if cls is PointLoad:
+                _direction(o, d, flip)
+            else:
+                d["flip"] = 1 if flip is None else flip
+            d["position"] = _position(o) if on_link else None
         out.append(load)
-    return out
+
+
+def _direction(o: dict[str, Any], d: dict[str, Any], flip: int | None) -> None:
+    """The angle, angle mode and flip of a force (``o`` the document's entry, ``d`` the
+    load's fields): one place for the two load kinds that have a direction."""
+    angle = o.get("angleDeg")
+    mode = o.get("angleMode")
+    d["angle_deg"] = (0.0 if angle is None else angle
+                      if type(angle) is float and angle - angle == 0.0 else _num(angle))
+    d["angle_mode"] = AngleMode.RELATIVE if mode is None else _ANGLE_MODES[mode]
+    d["flip"] = 1 if flip is None else flip
 
 
 def _array(doc: dict[str, Any], key: str, limit: int, required: bool) -> list[Any]:
@@ -300,25 +357,30 @@ def _array(doc: dict[str, Any], key: str, limit: int, required: bool) -> list[An
     return items
 
 
-def read_canonical(doc: Any, *, defaults: tuple[float, float, float], limit: int,
-                   ) -> Model | None:
-    """The model of a canonical document (geometry not yet checked), or None when any
+def read_columns(doc: Any, *, defaults: tuple[float, float, float], limit: int,
+                 ) -> Columns | None:
+    """The columns of a canonical document (geometry not yet checked), or None when any
     field deviates from the canonical form, a reference is unknown or an id repeats."""
     if type(doc) is not dict:
         return None
-    point_ids: dict[str, Point] = {}
-    link_ids: dict[str, Link] = {}
+    cols = Columns([], {}, [], [], {}, [], [], [], [], [])
     try:
         raw_points = _array(doc, "points", limit, True)
         raw_links = _array(doc, "links", limit, True)
         raw_supports = _array(doc, "supports", limit, False)
         raw_loads = _array(doc, "loads", limit, False)
-        points = _points(raw_points, point_ids)
-        links = _links(raw_links, point_ids, link_ids, defaults)
-        supports = _supports(raw_supports, point_ids)
-        loads = _loads(raw_loads, point_ids, link_ids)
-    except _Deviation:
+        _points(raw_points, cols)
+        _links(raw_links, cols, defaults)
+        _supports(raw_supports, cols.point_index, cols.supports, cols.support_points)
+        _loads(raw_loads, cols.point_index, cols.link_index, cols.loads, cols.load_targets)
+    except (_Deviation, KeyError, TypeError):  # TypeError: an unhashable id (a list, …)
         return None
-    # the id maps Model builds on first use (Model.point, Model.link), already at hand
-    return _build(Model, points=tuple(points), links=tuple(links), supports=tuple(supports),
-                  loads=tuple(loads), _pmap=point_ids, _lmap=link_ids)
+    return cols
+
+
+def read_canonical(doc: Any, *, defaults: tuple[float, float, float], limit: int,
+                   ) -> Model | None:
+    """The model of a canonical document (geometry not yet checked), or None when any
+    field deviates from the canonical form, a reference is unknown or an id repeats."""
+    cols = read_columns(doc, defaults=defaults, limit=limit)
+    return None if cols is None else cols.model()

@@ -10,18 +10,28 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
+from operator import sub
 
 import numpy as np
 
+from .canonical import LINK_WIDTH, Columns
 from .errors import Issue
-from .types import DistributedLoad, Model
+from .types import DistributedLoad, Load, Model
 
 REL_TOL = 1e-6  # of the model's size: a gap smaller than this is a typo, not a design
 
+#: The separated-layout shortcut (:func:`columns_clearly_sane`) needs distinct x (and
+#: distinct y) values at least this many tolerances apart.
+SEPARATION = 10.0
+
 
 def model_scale(model: Model) -> float:
-    xs = [p.x for p in model.points]
-    ys = [p.y for p in model.points]
+    return layout_scale([p.x for p in model.points], [p.y for p in model.points])
+
+
+def layout_scale(xs: list[float], ys: list[float]) -> float:
+    """The size the tolerances are relative to: the larger side of the bounding box."""
     return max(max(xs) - min(xs), max(ys) - min(ys), 1e-300)
 
 
@@ -139,15 +149,115 @@ def clearly_sane(model: Model, tol: float) -> bool:
     return _loads_clear(model, frames, tol)
 
 
+def columns_clearly_sane(cols: Columns, tol: float) -> bool:
+    """True only if :func:`_full_check` would report nothing on the model of ``cols``;
+    False means "look closer" (:func:`check_geometry` on the model then decides).
+
+    Why another shortcut beside :func:`clearly_sane`: ``structeval.solve`` checks the
+    columns of a document without building its model, and drawings are separated
+    layouts — any two distinct x values (and any two distinct y values) lie more than
+    :data:`SEPARATION` tolerances apart, as on a drawing grid. Then "within a
+    tolerance" means "equal", and the checks become exact and cheap:
+
+    * two points nearly at one place have the same coordinates (a set finds them),
+      and every link is longer than the separation;
+    * a point inside a vertical link has its x and a y between its ends, so the link is
+      clean exactly when its ends are neighbours in the (x, y) order of all points (the
+      same for horizontal links in (y, x) order); an inclined link is measured against
+      the points within its x extent, with the margins of :func:`clearly_sane`;
+    * two links overlapping by more than a tolerance either join the same two points or
+      have a point inside one of them, or a point near another — given links longer
+      than the separation, with about a quarter tolerance to spare (the case analysis
+      is in ``tests/test_parse_columns.py``) — so a repeated pair of ends is the only
+      overlap left to look for.
+
+    Anything else (coordinates closer than that, a crowded layout) returns False.
+    """
+    xy, rows = cols.xy, cols.link_rows
+    xs, ys = xy[0::2], xy[1::2]
+    ends_a, ends_b = rows[0::LINK_WIDTH], rows[1::LINK_WIDTH]
+    n = len(xs)
+    if len(set(ends_a).union(ends_b)) != n:
+        return False  # a point on no link
+    pairs = set(zip(ends_a, ends_b, strict=True))
+    if len(pairs) != len(ends_a) or not pairs.isdisjoint(zip(ends_b, ends_a, strict=True)):
+        return False  # two links joining the same two points
+    if len(set(cols.support_points)) != len(cols.support_points):
+        return False  # two supports at one point
+    by_xy = list(zip(xs, ys, strict=True))
+    if len(set(by_xy)) != n:
+        return False  # two points at one place
+    gap = SEPARATION * tol
+    order_x = sorted(range(n), key=by_xy.__getitem__)
+    sorted_x = list(map(xs.__getitem__, order_x))
+    if min(filter(None, map(sub, sorted_x[1:], sorted_x)), default=gap + 1.0) <= gap:
+        return False  # two distinct x values within the separation
+    by_yx = list(zip(ys, xs, strict=True))
+    order_y = sorted(range(n), key=by_yx.__getitem__)
+    sorted_y = list(map(ys.__getitem__, order_y))
+    if min(filter(None, map(sub, sorted_y[1:], sorted_y)), default=gap + 1.0) <= gap:
+        return False
+    rank_x = dict(zip(order_x, range(n), strict=True))
+    rank_y = dict(zip(order_y, range(n), strict=True))
+    inclined = []
+    for a, b in zip(ends_a, ends_b, strict=True):
+        if xs[a] == xs[b]:
+            step = rank_x[a] - rank_x[b]
+        elif ys[a] == ys[b]:
+            step = rank_y[a] - rank_y[b]
+        else:
+            inclined.append((a, b))
+            continue
+        if step != 1 and step != -1:
+            return False  # another point on the line between its ends
+    if inclined and not _inclined_clear(xs, ys, order_x, sorted_x, inclined, tol):
+        return False
+    hypot = math.hypot
+    return loads_clear(((load, hypot(xs[ends_b[k]] - xs[ends_a[k]], ys[ends_b[k]] - ys[ends_a[k]]))
+                        for load, k in zip(cols.loads, cols.load_targets, strict=True)
+                        if load.target.type == "link"), tol)
+
+
+def _inclined_clear(xs: list[float], ys: list[float], order_x: list[int], sorted_x: list[float],
+                    links: list[tuple[int, int]], tol: float) -> bool:
+    """No point within :func:`clearly_sane`'s margins of the inside of an inclined link,
+    measuring only the points within each link's x extent (and a work budget)."""
+    near, far, half = 1.5 * tol, 2.0 * tol, 0.5 * tol
+    budget = 32 * (len(xs) + len(links)) + 256
+    for a, b in links:
+        xa, ya, xb, yb = xs[a], ys[a], xs[b], ys[b]
+        dx, dy = xb - xa, yb - ya
+        length = math.hypot(dx, dy)  # not the square root of the squares: they underflow
+        ux, uy = dx / length, dy / length
+        lo = bisect_left(sorted_x, min(xa, xb) - far)
+        hi = bisect_right(sorted_x, max(xa, xb) + far)
+        budget -= hi - lo
+        if budget < 0:
+            return False  # a crowded layout: the full check's arrays are cheaper
+        y_lo, y_hi = min(ya, yb) - far, max(ya, yb) + far
+        for q in order_x[lo:hi]:
+            yq = ys[q]
+            if q in (a, b) or yq < y_lo or yq > y_hi:
+                continue
+            rx, ry = xs[q] - xa, yq - ya
+            if abs(rx * uy - ry * ux) <= near and half <= rx * ux + ry * uy <= length - half:
+                return False
+    return True
+
+
 def _loads_clear(model: Model, frames: list[tuple[float, float, float, float, float]],
                  tol: float) -> bool:
     lengths = {lk.id: f[4] for lk, f in zip(model.links, frames, strict=True)}
-    for load in model.loads:
-        if load.target.type != "link":
-            continue
-        length = lengths[load.target.id]
-        if isinstance(load, DistributedLoad):
-            if load.from_start + load.from_end >= length - 2.0 * tol:
+    return loads_clear(((ld, lengths[ld.target.id]) for ld in model.loads
+                        if ld.target.type == "link"), tol)
+
+
+def loads_clear(on_links: Iterable[tuple[Load, float]], tol: float) -> bool:
+    """True only if no load on a link, given with the length of its link, sits within
+    one and a half tolerances of leaving it."""
+    for load, length in on_links:
+        if load.kind == "distributedLoad":
+            if load.from_start + load.from_end >= length - 2.0 * tol:  # type: ignore[union-attr]
                 return False
             continue
         s = load.position.s_on(length)  # type: ignore[union-attr]

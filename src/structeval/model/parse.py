@@ -12,9 +12,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .canonical import read_canonical
+from .canonical import Columns, read_columns
 from .errors import Issue, ModelError
-from .geometry import check_geometry
+from .geometry import REL_TOL, check_geometry, columns_clearly_sane, layout_scale
 from .types import (
     AngleMode,
     BendingMoment,
@@ -165,17 +165,33 @@ def parse_model(source: Any) -> Model:
     Canonical documents take a fast reader (:mod:`.canonical`) that builds the same
     model; anything else, and every document with a problem, is read field by field.
     """
+    parsed = parse_document(source)
+    return parsed if isinstance(parsed, Model) else parsed.model()
+
+
+def parse_document(source: Any) -> Columns | Model:
+    """What :func:`parse_model` accepts, in the cheapest form that is known valid: the
+    :class:`~.canonical.Columns` of a canonical document whose geometry
+    :func:`~.geometry.columns_clearly_sane` confirms (no object per point or link is
+    built: ``structeval.solve`` compiles the columns for the kernel directly), else the
+    :class:`Model`. Accepts, rejects and raises exactly like :func:`parse_model`, whose
+    model is :meth:`Columns.model` of the columns.
+    """
     if isinstance(source, (str, bytes, bytearray)):
         try:
             source = json.loads(source)
         except (ValueError, RecursionError) as exc:
             raise ModelError([Issue("$", f"not valid JSON ({exc})")]) from None
     try:
-        model = read_canonical(source, defaults=(DEFAULT_E, DEFAULT_A, DEFAULT_IZ),
-                               limit=MAX_ITEMS)
+        cols = read_columns(source, defaults=(DEFAULT_E, DEFAULT_A, DEFAULT_IZ),
+                            limit=MAX_ITEMS)
     except RecursionError:  # a self-referencing object passed from Python
-        model = None
-    if model is not None:  # the fast path: the same model the reader below would build
+        cols = None
+    if cols is not None:  # the fast path: the same model the reader below would build
+        xy = cols.xy
+        if columns_clearly_sane(cols, REL_TOL * layout_scale(xy[0::2], xy[1::2])):
+            return cols
+        model = cols.model()
         issues = check_geometry(model)
         if issues:
             raise ModelError(issues)

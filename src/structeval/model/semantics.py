@@ -10,15 +10,20 @@ import math
 
 from .types import AngleMode, BendingMoment, DistributedLoad, Link, Load, Model, PointLoad
 
+_ON_AXES = {0.0: (1.0, 0.0), 90.0: (0.0, 1.0), 180.0: (-1.0, 0.0), 270.0: (0.0, -1.0)}
+
 
 def unit(angle_deg: float) -> tuple[float, float]:
     """û(θ) with exact values on the axes, so 90° is (0, 1) and not (6e-17, 1)."""
+    exact = _ON_AXES.get(angle_deg)  # the common case: already one of them
+    if exact is not None:
+        return exact
     a = math.fmod(angle_deg, 360.0)
     if a < 0:
         a += 360.0
-    exact = {0.0: (1.0, 0.0), 90.0: (0.0, 1.0), 180.0: (-1.0, 0.0), 270.0: (0.0, -1.0)}
-    if a in exact:
-        return exact[a]
+    exact = _ON_AXES.get(a)
+    if exact is not None:
+        return exact
     r = math.radians(a)
     return math.cos(r), math.sin(r)
 
@@ -26,16 +31,31 @@ def unit(angle_deg: float) -> tuple[float, float]:
 def link_axis(model: Model, link: Link) -> tuple[float, float, float]:
     """(e_x, e_y components of the unit axis A→B, length)."""
     pa, pb = model.point(link.a), model.point(link.b)
-    dx, dy = pb.x - pa.x, pb.y - pa.y
+    return axis_between(pa.x, pa.y, pb.x, pb.y)
+
+
+def axis_between(xa: float, ya: float, xb: float, yb: float) -> tuple[float, float, float]:
+    """:func:`link_axis` of a link from (xa, ya) to (xb, yb), for callers that hold
+    coordinates rather than a model (the kernel input compiled from columns)."""
+    dx, dy = xb - xa, yb - ya
     length = math.hypot(dx, dy)
     return dx / length, dy / length, length
 
 
 def force_direction(model: Model, load: PointLoad | DistributedLoad) -> tuple[float, float]:
     """World unit vector of the force including ``flip`` (D1–D3)."""
-    ux, uy = unit(load.angle_deg)
     if load.target.type == "link" and load.angle_mode is AngleMode.RELATIVE:
         cx, cy, _ = link_axis(model, model.link(load.target.id))
+        return direction_on_axis(load, cx, cy)
+    return direction_on_axis(load, 1.0, 0.0)
+
+
+def direction_on_axis(load: PointLoad | DistributedLoad, cx: float, cy: float,
+                      ) -> tuple[float, float]:
+    """:func:`force_direction` given the unit axis (cx, cy) of the load's link (any axis
+    for a load on a point or at a world angle: it is then not used)."""
+    ux, uy = unit(load.angle_deg)
+    if load.target.type == "link" and load.angle_mode is AngleMode.RELATIVE:
         ux, uy = cx * ux - cy * uy, cy * ux + cx * uy
     return load.flip * ux, load.flip * uy
 
@@ -44,6 +64,12 @@ def position_on_link(model: Model, load: PointLoad | BendingMoment) -> float:
     """s (metres from end A) of a concentrated load on a link, clamped into [0, L] (P1/P2)."""
     assert load.position is not None and load.target.type == "link"
     _, _, length = link_axis(model, model.link(load.target.id))
+    return position_along(load, length)
+
+
+def position_along(load: PointLoad | BendingMoment, length: float) -> float:
+    """:func:`position_on_link` given the length of the load's link."""
+    assert load.position is not None
     return min(max(load.position.s_on(length), 0.0), length)
 
 
