@@ -24,8 +24,8 @@ from structeval.generation.recipe import recipe_tasks
 #: what the issues ask the shipped data to hold
 MATCHED_STRUCTURES, MATCHED_PRESENTATIONS = 120, 4
 AT_LEAST = {("language", "zh"): 150, ("symbols", "b"): 100, ("style", "sketch"): 60,
-            ("style", "exam-page"): 60, ("dimensioning", "exam"): 60,
-            ("values", "parametric"): 60, ("units", "mm-kN"): 60}
+            ("style", "exam-page"): 60, ("dimensioning", "exam"): 100,
+            ("values", "parametric"): 100, ("units", "mm-kN"): 100}
 DXF_TASKS = 150
 LARGEST = {"frame": 40, "truss": 60}  # members of the largest shipped structure, at least
 

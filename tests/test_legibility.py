@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from structeval.dataset import DATA_DIR
+from structeval.dataset.rawfile import presentation_of
 from structeval.model import parse_model
 from structeval.render import layout_model, render_model
 from structeval.render.glyphs import Glyph
@@ -211,12 +212,15 @@ def test_layout_only_path_and_shipped_image_match_the_full_render(path: Path) ->
     import PIL
 
     raw = json.loads(path.read_text())
-    image = raw["problem"]["image"]
-    full = render_model(raw, style=image["style"], seed=image["seed"])
-    quick = layout_model(raw, style=image["style"], seed=image["seed"])
+    block = raw["problem"]
+    image = block["image"]
+    task = {"seed": image["seed"], "presentation": presentation_of(block),
+            "category": block["category"]}  # drawn as the dataset draws the task
+    full = render_model(raw, **task)
+    quick = layout_model(raw, **task)
     assert quick.layout == full.layout and quick.size == full.size
     fmt = "JPEG" if image["file"].endswith(".jpg") else "PNG"
-    again = render_model(raw, style=image["style"], seed=image["seed"]).encode(fmt)
+    again = render_model(raw, **task).encode(fmt)
     assert full.encode(fmt) == again
     if PIL.__version__ == SHIPPED_PILLOW:
         assert (DATA_DIR / "images" / image["file"]).read_bytes() == again

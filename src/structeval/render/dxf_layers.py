@@ -37,8 +37,10 @@ LAYERS: tuple[Layer, ...] = (
           "line), couples (arc + solid head)"),
     Layer("ANGLES", 15, ("LINE", "ARC"), "angle marks: dashed horizontal reference, arc, "
                                          "dashed continuation of a slanted ground"),
-    Layer("DIMENSIONS", 15, ("DIMENSION", "TEXT"),
-          "dimension chains: one linear DIMENSION per interval, its text the drawn text"),
+    Layer("DIMENSIONS", 15, ("DIMENSION", "LINE", "LWPOLYLINE", "TEXT"),
+          "dimension chains: one linear DIMENSION per interval, its text the drawn text; "
+          "extension lines drawn on through to a far place, level marks, slope triangles "
+          "and symmetry axes"),
     Layer("TEXT", 0, ("TEXT",), "joint letters, load values, angle values"),
     Layer("DIAGRAM", 25, ("LINE", "LWPOLYLINE", "HATCH", "TEXT"),
           "bending-moment diagrams (not part of a task's drawing)"),
