@@ -94,8 +94,7 @@ def test_the_generated_splits_are_the_recipe(tasks: list[Task], shipped_figures:
     task (the same layout call), every other draft is laid out afresh."""
     from structeval.dataset.fingerprint import fingerprint
     from structeval.dataset.rawfile import presentation_of
-    from structeval.generation.legible import drawing_fault
-    from structeval.render.legibility import check
+    from structeval.generation.legible import drawing_fault, layout_fault
 
     known = {(fingerprint(fig.model), json.dumps(presentation_of(fig.block).to_json()),
               fig.block["image"]["seed"]): fig.layout for fig in shipped_figures}
@@ -106,8 +105,7 @@ def test_the_generated_splits_are_the_recipe(tasks: list[Task], shipped_figures:
         if layout is None:
             fresh_layouts.append(category)
             return drawing_fault(model, category, shown, seed)
-        broken = check(layout)
-        return None if not broken else f"illegible drawing ({broken[0].rule})"
+        return layout_fault(layout)
 
     core = [fingerprint(t.model) for t in tasks if t.split == "core"]
     for problem in recipe_tasks("v2", core, check=memo):

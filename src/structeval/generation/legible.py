@@ -19,15 +19,20 @@ from ..presentation import Presentation
 DrawingCheck = Callable[[Model, str, Presentation, int], str | None]
 
 
-def drawing_fault(model: Model, category: str, shown: Presentation, seed: int) -> str | None:
-    """The first legibility rule the task's figure breaks (its layout record, no pixels),
-    or None when it keeps them all."""
-    from ..render import layout_model
+def layout_fault(layout: object) -> str | None:
+    """The rejection reason of a laid-out figure (a ``FigureLayout``): the first
+    legibility rule it breaks, or None when it keeps them all."""
     from ..render.legibility import check
 
-    layout = layout_model(model, seed=seed, presentation=shown, category=category)
     broken = check(layout)
     return None if not broken else f"illegible drawing ({broken[0].rule})"
+
+
+def drawing_fault(model: Model, category: str, shown: Presentation, seed: int) -> str | None:
+    """:func:`layout_fault` of the task's figure (its layout record, no pixels)."""
+    from ..render import layout_model
+
+    return layout_fault(layout_model(model, seed=seed, presentation=shown, category=category))
 
 
 def every_drawing(check: DrawingCheck, category: str,

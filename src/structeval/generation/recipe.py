@@ -134,9 +134,9 @@ def _task(structure: Problem, suffix: str | None, shown: Presentation, *, dxf: b
     return replace(task, block=block)
 
 
-#: (index, category, planned level, structure id) → the task drawings (id suffix,
-#: presentation) a structure of the split ships as
-Showings = Callable[[int, str, int, str], list[tuple[str | None, Presentation]]]
+#: (index, planned level) → the task drawings (id suffix, presentation) the split's
+#: ``index``-th structure ships as
+Showings = Callable[[int, int], list[tuple[str | None, Presentation]]]
 
 
 def _structures(spec: SplitPlan, seen: set[str], showings: Showings, check: DrawingCheck,
@@ -154,7 +154,7 @@ def _structures(spec: SplitPlan, seen: set[str], showings: Showings, check: Draw
         jobs = tqdm(list(jobs), desc=spec.split, unit="structure")
     for index, (category, level) in jobs:
         sid = problem_id(category, spec.seed, index, spec.selection.tag())
-        shown = showings(index, category, level, sid)
+        shown = showings(index, level)
         drawings = [(p, _image_seed(sid, suffix)) for suffix, p in shown]
         structure = generate_problem(spec.seed, index, category, level, spec.split, seen,
                                      selection=spec.selection,
@@ -169,8 +169,7 @@ def hard_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = drawing_
     rotating presentation of :func:`hard_presentation`."""
     seen_at: dict[int, int] = {}  # planned level → structures so far
 
-    def showings(_index: int, _category: str, level: int, _sid: str,
-                 ) -> list[tuple[str | None, Presentation]]:
+    def showings(_index: int, level: int) -> list[tuple[str | None, Presentation]]:
         k = seen_at.get(level, 0)
         seen_at[level] = k + 1
         return [(None, hard_presentation(k, level))]
@@ -184,8 +183,7 @@ def hard_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = drawing_
 def matched_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = drawing_fault,
                   progress: bool = False) -> list[Problem]:
     """The matched split: four presentations per structure."""
-    def showings(index: int, _category: str, _level: int, _sid: str,
-                 ) -> list[tuple[str | None, Presentation]]:
+    def showings(index: int, _level: int) -> list[tuple[str | None, Presentation]]:
         return list(matched_presentations(index))
 
     out = []

@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 from types import ModuleType
 
+from ..phrasebook import LANGUAGES
 from . import prompt_en, prompt_zh
 from .settings import PROMPT_TYPES
 
-#: prompt languages (``--lang``); a task's notes are used as the dataset stores them
-LANGUAGES = ("en", "zh")
+#: prompt languages (``--lang``) are the drawings' languages; a task's notes are used as
+#: the dataset stores them
 #: what the model is shown: the drawing as an image, or the text of its DXF file
 MODALITIES = ("image", "dxf")
 _TEXTS: dict[str, ModuleType] = {"en": prompt_en, "zh": prompt_zh}

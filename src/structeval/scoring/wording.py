@@ -16,12 +16,12 @@ model has to write.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-LANGUAGES = ("en", "zh")
+from ..phrasebook import LANGUAGES, placeholders
+
 DEFAULT_LANGUAGE = "en"
 
 
@@ -68,11 +68,6 @@ def join(items: Iterable[Any], lang: str, separator: str = "list") -> str:
     ``notes``: "a; b" / "a；b"; ``and``: "a and b" / "a以及b")."""
     return TEMPLATES[f"sep.{separator}"][check_language(lang)].join(render(i, lang)
                                                                       for i in items)
-
-
-def placeholders(template: str) -> set[str]:
-    """The ``{names}`` a template uses."""
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
 TEMPLATES: dict[str, dict[str, str]] = {

@@ -325,8 +325,9 @@ def _near_structure(rec: Record, p: XY) -> float:
 
 
 def _parallel_gap(rec: Record, d: XY, at: XY, tip: XY) -> float:
-    """How far the tip of an arrow laid beside a member is from the nearest member
-    through its place that the arrow runs parallel to."""
+    """How far the tip of an arrow is from the nearest member through its place (ending
+    at it or passing through it) that the arrow runs parallel to; infinite when there is
+    none, i.e. when the arrow cannot be laid beside a member."""
     gaps = [point_segment(tip, a, b) for _, (a, b) in rec.member_segments()
             if point_segment(at, a, b) < PLACE_TOL
             and abs(d[0] * (b[1] - a[1]) - d[1] * (b[0] - a[0]))
@@ -359,7 +360,8 @@ def arrows_point(rec: Record) -> list[Violation]:
         off = abs(d[0] * (at[1] - tail[1]) - d[1] * (at[0] - tail[0])) / n
         who = f"force {it.owner}"
         pushing = math.dist(tip, at) <= math.dist(tail, at)
-        beside = off > PLACE_TOL and _beside(rec, d, at)
+        gap = _parallel_gap(rec, d, at, tip) if off > PLACE_TOL else math.inf
+        beside = gap < math.inf
         if off > PLACE_TOL and not (pushing and beside):
             out.append(Violation("arrows", who, f"its line of action misses its place by "
                                  f"{off:.1f} px"))
@@ -369,7 +371,7 @@ def arrows_point(rec: Record) -> list[Violation]:
                 out.append(Violation("arrows", who, f"laid beside a member, its tip is "
                                      f"{level:.1f} px off its place's level: a reader takes "
                                      "the level for the place"))
-            if _near_structure(rec, tip) < _parallel_gap(rec, d, at, tip) - PLACE_TOL:
+            if _near_structure(rec, tip) < gap - PLACE_TOL:
                 out.append(Violation("arrows", who, "laid beside a member, its tip is nearer "
                                      "another member: a reader takes that one for the place"))
         near = tip if pushing else tail
@@ -380,13 +382,3 @@ def arrows_point(rec: Record) -> list[Violation]:
             out.append(Violation("arrows", who, "it starts at its place but its head touches "
                                  "the structure: a reader takes the head's end for the place"))
     return out
-
-
-def _beside(rec: Record, d: XY, at: XY) -> bool:
-    """The arrow runs parallel to a member ending at (or passing through) its place."""
-    for _, (a, b) in rec.member_segments():
-        e = (b[0] - a[0], b[1] - a[1])
-        if (point_segment(at, a, b) < PLACE_TOL
-                and abs(d[0] * e[1] - d[1] * e[0]) < 1e-6 * math.hypot(*d) * math.hypot(*e)):
-            return True
-    return False
