@@ -576,3 +576,55 @@ def test_the_solve_comparison_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(parse_document(doc), Columns)
     with pytest.raises(AssertionError):
         _same_solve(doc)
+
+
+class _Replaying:
+    """A kernel that answers every call with the given output block."""
+
+    def __init__(self, block: bytes):
+        self.block = block
+
+    def run_bytes(self, data: Any) -> bytes:
+        return self.block
+
+
+def test_a_short_output_block_is_a_solver_error_on_the_column_path() -> None:
+    """The column path reads the kernel's block without numpy's shape checks, so it
+    measures the block first: one cut short, or claiming more pieces than it holds, is
+    a SolverError (never an IndexError or a silently short answer)."""
+    from structeval.fe import SolverError, default_kernel
+
+    doc = _line_with({}, supports=["A", "C"],
+                     loads=[{"id": "F", "kind": "pointLoad", "at": {"type": "link", "id": "L0"},
+                             "value": 1.0, "offset": 1.0}])
+    cols = parse_document(doc)
+    assert isinstance(cols, Columns)
+    block = default_kernel().run_bytes(pack_columns(cols))
+    assert structeval.solve(doc, kernel=_Replaying(block)) == structeval.solve(doc)
+    values = np.frombuffer(block).copy()
+    pieces_at = 4 + 3 * 4 + 3 * 2 + 6 * 4  # header, displacements, reactions, end forces
+    too_many = values.copy()
+    too_many[pieces_at + 3] += 1  # one piece more than the block holds
+    for bad in (block[:8 * (pieces_at + 2)], block[:-8], too_many.tobytes()):
+        with pytest.raises(SolverError, match="malformed"):
+            structeval.solve(doc, kernel=_Replaying(bad))
+
+
+def test_displacements_and_samples_are_built_on_first_use_each() -> None:
+    """Reading the reactions builds neither per-point nor per-sample entries; reading
+    one lazy entry builds that one only; the values are those of the model path."""
+    from structeval.fe.solution_json import PENDING
+
+    doc = _line_with({}, supports=["A", "C"],
+                     loads=[{"id": "F", "kind": "pointLoad", "at": {"type": "link", "id": "L0"},
+                             "value": 1.0, "offset": 1.0}])
+    result = structeval.solve(doc)
+    assert result["reactions"] and result["max_abs_moment"] > 0
+    assert dict.__getitem__(result, "displacements") is PENDING
+    assert dict.__getitem__(result, "links") is PENDING
+    want = structeval.solve(parse_model(doc))
+    assert result["displacements"] == want["displacements"]
+    assert dict.__getitem__(result, "links") is PENDING
+    assert list(result) == ["reactions", "links", "max_abs_moment", "max_abs_moment_at",
+                            "displacements"]
+    assert json.dumps(result) == json.dumps(want)

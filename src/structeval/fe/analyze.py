@@ -10,15 +10,15 @@ from ..model.canonical import Columns
 from ..model.errors import StructEvalError
 from ..model.types import Load, Model
 from .abi import (
+    HDR_OUT,
+    REC_PIECE,
     ST_BAD_INPUT,
     ST_MECHANISM,
     ST_NO_MEMORY,
     ST_NUMERICAL,
     ST_OK,
     STATUS_NAMES,
-    RawCase,
     pack,
-    read_cases,
     unpack_cases,
     unpack_modes,
 )
@@ -112,15 +112,22 @@ def run_problem(problem: FEProblem, model: Model, kernel: Kernel | None = None,
 
 
 def analyze_columns(cols: Columns, *, spring: float = 0.0, kernel: Kernel | None = None,
-                    ) -> RawCase:
-    """The kernel's answer for the columns of a valid document under its own loads,
-    without building its model (``structeval.solve``'s path); the model is built only
-    to word a failure, which is then the one :func:`analyze` raises."""
+                    ) -> bytes:
+    """The kernel's output block (its bytes) for the columns of a valid document under
+    its own loads, without building its model (``structeval.solve``'s path, read by
+    :func:`~.solution_json.columns_to_json`); the model is built only to word a
+    failure, which is then the one :func:`analyze` raises."""
     kernel = kernel or default_kernel()
-    out = kernel.run(pack_columns(cols, spring=spring))
-    if out[0] != ST_OK:
-        raise _failure_of(out, cols.model())
-    return read_cases(out, len(cols.point_ids), len(cols.link_ids), len(cols.supports), 1)[0]
+    block = kernel.run_bytes(pack_columns(cols, spring=spring))
+    values = memoryview(block).cast("d")
+    if values[0] != ST_OK:
+        raise _failure_of(np.frombuffer(block), cols.model())
+    # the one case's answer, and its pieces, fit in the block (else a reader would
+    # silently take a short slice)
+    at = HDR_OUT + 3 * len(cols.point_ids) + 3 * len(cols.supports) + 6 * len(cols.link_ids)
+    if at + 4 > len(values) or not 0 <= values[at + 3] <= (len(values) - at - 4) // REC_PIECE:
+        raise SolverError("solver returned a malformed output block")
+    return block
 
 
 def _failure_of(out: np.ndarray, model: Model) -> StructEvalError:

@@ -16,8 +16,19 @@ from functools import cached_property
 import numpy as np
 
 from ..model.canonical import LINK_WIDTH, Columns
-from ..model.semantics import axis_between, couple, direction_on_axis, position_along, unit
-from ..model.types import BendingMoment, DistributedLoad, Load, Model, PointLoad, SupportKind
+from ..model.semantics import axis_between, turned, unit
+from ..model.types import (
+    AngleMode,
+    BendingMoment,
+    DistributedLoad,
+    Load,
+    Model,
+    OffsetMode,
+    PointLoad,
+    RefEnd,
+    SupportKind,
+    s_along,
+)
 
 LOAD_FORCE, LOAD_COUPLE, LOAD_DISTRIBUTED = 1, 2, 3
 ABI_VERSION = 1  # layout of the packed input (solver/ABI.md)
@@ -40,14 +51,17 @@ def support_basis(kind: SupportKind, angle_deg: float) -> tuple[int, float, floa
     The restrained translation is always e2 = e1 turned +90°, so the reported
     ``normal`` is the e2 component: roller n = (−sin θ, cos θ), slider n = (cos θ, sin θ).
     """
-    if kind is SupportKind.PIN:
-        return 0b011, 1.0, 0.0
-    if kind is SupportKind.FIXED:
-        return 0b111, 1.0, 0.0
+    fixed = _FIXED_BASES.get(kind)
+    if fixed is not None:
+        return fixed
     c, s = unit(angle_deg)
     if kind is SupportKind.ROLLER:
         return 0b010, c, s
     return 0b110, s, -c  # slider: e1 = (sin θ, −cos θ) so that e2 = (cos θ, sin θ)
+
+
+#: The bases of the kinds whose angle does not matter (one lookup for the common case).
+_FIXED_BASES = {SupportKind.PIN: (0b011, 1.0, 0.0), SupportKind.FIXED: (0b111, 1.0, 0.0)}
 
 
 @dataclass(frozen=True)
@@ -121,13 +135,16 @@ def pack_columns(cols: Columns, *, spring: float = 0.0) -> bytes:
     xy, rows = cols.xy, cols.link_rows
     nodal: list[float] = []
     onlink: list[float] = []
-    for load, target in zip(cols.loads, cols.load_targets, strict=True):
-        if load.target.type == "point":
-            compile_load(load, 0, target, None, nodal, onlink)
+    relative = AngleMode.RELATIVE
+    for (kind, _, where, _, value, w_end, from_start, from_end, angle, mode, flip,
+         position), target in zip(cols.load_fields, cols.load_targets, strict=True):
+        if where == "point":
+            axis = None
         else:
             a, b = 2 * rows[LINK_WIDTH * target], 2 * rows[LINK_WIDTH * target + 1]
-            compile_load(load, 0, target, axis_between(xy[a], xy[a + 1], xy[b], xy[b + 1]),
-                         nodal, onlink)
+            axis = axis_between(xy[a], xy[a + 1], xy[b], xy[b + 1])
+        compile_fields(0, target, kind, value, w_end, from_start, from_end, angle,
+                       mode is relative, flip, position, axis, nodal, onlink)
     body: list[float] = []
     for sup, node in zip(cols.supports, cols.support_points, strict=True):
         body += (node, *support_basis(sup.kind, sup.angle_deg), 0.0)
@@ -154,25 +171,57 @@ def compile_load(load: Load, case: int, target: int, axis: tuple[float, float, f
                  nodal: list[float], onlink: list[float]) -> None:
     """Append the kernel rows of one load: ``target`` is the index of its point or link,
     ``axis`` the (cx, cy, length) of that link (None for a point)."""
+    on_link = load.target.type == "link"
+    if isinstance(load, DistributedLoad):
+        compile_fields(case, target, DistributedLoad, load.w_start, load.w_end, load.from_start,
+                       load.from_end, load.angle_deg,
+                       on_link and load.angle_mode is AngleMode.RELATIVE, load.flip, None,
+                       axis, nodal, onlink)
+        return
+    pos = load.position
+    position = None if pos is None else (pos.ref_end, pos.mode, pos.value)
+    if isinstance(load, PointLoad):
+        compile_fields(case, target, PointLoad, load.value, 0.0, 0.0, 0.0, load.angle_deg,
+                       on_link and load.angle_mode is AngleMode.RELATIVE, load.flip, position,
+                       axis, nodal, onlink)
+    else:
+        compile_fields(case, target, BendingMoment, load.value, 0.0, 0.0, 0.0, 0.0, False,
+                       load.flip, position, axis, nodal, onlink)
+
+
+def compile_fields(case: int, target: int, kind: type, value: float, w_end: float,
+                   from_start: float, from_end: float, angle_deg: float, relative: bool,
+                   flip: int, position: tuple[RefEnd, OffsetMode, float] | None,
+                   axis: tuple[float, float, float] | None, nodal: list[float],
+                   onlink: list[float]) -> None:
+    """:func:`compile_load` from a load's fields (``kind`` its class, ``value`` the
+    start intensity of a distributed load, ``relative`` whether its angle is measured
+    from its link's axis), so that the canonical reader's loads need no objects: the
+    one place where a load becomes kernel rows."""
     if axis is None:
-        if isinstance(load, BendingMoment):
-            nodal.extend((case, target, 0.0, 0.0, couple(load)))
+        if kind is BendingMoment:
+            nodal.extend((case, target, 0.0, 0.0, flip * value))
         else:
-            assert isinstance(load, PointLoad)
-            dx, dy = direction_on_axis(load, 1.0, 0.0)
-            nodal.extend((case, target, load.value * dx, load.value * dy, 0.0))
+            dx, dy = turned(angle_deg, False, flip, 1.0, 0.0)
+            nodal.extend((case, target, value * dx, value * dy, 0.0))
         return
     cx, cy, length = axis
-    if isinstance(load, BendingMoment):
-        onlink.extend((case, target, LOAD_COUPLE, position_along(load, length), couple(load),
+    if kind is BendingMoment:
+        onlink.extend((case, target, LOAD_COUPLE, _clamped(position, length), flip * value,
                        0.0, 0.0, 0.0, 0.0))
         return
-    dx, dy = direction_on_axis(load, cx, cy)
+    dx, dy = turned(angle_deg, relative, flip, cx, cy)
     lx, ly = dx * cx + dy * cy, -dx * cy + dy * cx  # local components of the direction
-    if isinstance(load, PointLoad):
-        onlink.extend((case, target, LOAD_FORCE, position_along(load, length),
-                       load.value * lx, load.value * ly, 0.0, 0.0, 0.0))
+    if kind is PointLoad:
+        onlink.extend((case, target, LOAD_FORCE, _clamped(position, length),
+                       value * lx, value * ly, 0.0, 0.0, 0.0))
         return
-    assert isinstance(load, DistributedLoad)
-    onlink.extend((case, target, LOAD_DISTRIBUTED, load.from_start, length - load.from_end,
-                   load.w_start * lx, load.w_start * ly, load.w_end * lx, load.w_end * ly))
+    onlink.extend((case, target, LOAD_DISTRIBUTED, from_start, length - from_end,
+                   value * lx, value * ly, w_end * lx, w_end * ly))
+
+
+def _clamped(position: tuple[RefEnd, OffsetMode, float] | None, length: float) -> float:
+    """s of a concentrated load on its link, clamped into [0, L] (P1/P2,
+    :func:`~structeval.model.semantics.position_along`)."""
+    assert position is not None
+    return min(max(s_along(*position, length), 0.0), length)

@@ -98,7 +98,8 @@ class CaseSolution:
         rigid |= {lk.b for lk in model.links if not lk.hinge_b}
         rigid |= {s.at for s in model.supports if s.kind in ROTATION_HELD}
         ids = [p.id for p in model.points]
-        return displacement_rows(ids, [pid in rigid for pid in ids], self.raw.displacements)
+        return displacement_rows(ids, [pid in rigid for pid in ids],
+                                 self.raw.displacements.ravel().tolist())
 
 
 #: Support kinds that hold the rotation of their point.
@@ -106,11 +107,12 @@ ROTATION_HELD = frozenset((SupportKind.FIXED, SupportKind.SLIDER))
 
 
 def displacement_rows(point_ids: Sequence[str], rotation_defined: Sequence[bool],
-                      displacements: np.ndarray) -> list[dict[str, float | None]]:
-    """The displacement entries of the JSON form: ``rz`` None where it is undefined."""
+                      flat: Sequence[float]) -> list[dict[str, float | None]]:
+    """The displacement entries of the JSON form from the kernel's ux, uy, rz per point
+    in one flat sequence: ``rz`` None where it is undefined."""
     return [{"pointId": pid, "ux": ux, "uy": uy, "rz": rz if defined else None}
-            for pid, defined, (ux, uy, rz) in zip(point_ids, rotation_defined,
-                                                  displacements.tolist(), strict=True)]
+            for pid, defined, ux, uy, rz in zip(point_ids, rotation_defined, flat[0::3],
+                                                flat[1::3], flat[2::3], strict=True)]
 
 
 def evaluate_cases(cases: Sequence[CaseSolution], link_index: np.ndarray, s: np.ndarray, *,

@@ -18,8 +18,10 @@ import platform
 import tempfile
 import threading
 from collections.abc import Callable
+from functools import partial
 from importlib import metadata, resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import wasmtime
@@ -101,9 +103,12 @@ def _direct_call(store: wasmtime.Store, func: wasmtime.Func,
         context = store._context()
         handle = ctypes.byref(func._func)
         slots = (ffi.wasmtime_val_raw * 2)()
-        call_unchecked = ffi.wasmtime_func_call_unchecked
-        set_fuel = ffi.wasmtime_context_set_fuel
-        trap_type = ctypes.POINTER(ffi.wasm_trap_t)
+        call_unchecked = _raw(ffi, "wasmtime_func_call_unchecked")
+        set_fuel = _raw(ffi, "wasmtime_context_set_fuel")
+        # one trap slot for every call: a trap raises, and Kernel then discards the
+        # instance with it, so the slot is null whenever a call starts
+        trap = ctypes.POINTER(ffi.wasm_trap_t)()
+        trap_ref = ctypes.byref(trap)
     except (ImportError, AttributeError, TypeError, ValueError):
         return None
 
@@ -113,8 +118,7 @@ def _direct_call(store: wasmtime.Store, func: wasmtime.Func,
             raise wasmtime.WasmtimeError._from_ptr(error)
         slots[0].i32 = in_off
         slots[1].i32 = n_in
-        trap = trap_type()
-        error = call_unchecked(context, handle, slots, 2, ctypes.byref(trap))
+        error = call_unchecked(context, handle, slots, 2, trap_ref)
         if error:
             raise wasmtime.WasmtimeError._from_ptr(error)
         if trap:
@@ -123,6 +127,13 @@ def _direct_call(store: wasmtime.Store, func: wasmtime.Func,
 
     call.keepalive = (store, func)  # type: ignore[attr-defined]
     return call
+
+
+def _raw(ffi: Any, name: str) -> Callable[..., Any]:
+    """The ctypes function behind one of wasmtime-py's C API wrappers (each wrapper is a
+    Python function that only forwards its arguments: a third of a call's cost)."""
+    raw = getattr(ffi, "_" + name, None)
+    return raw if isinstance(raw, ctypes._CFuncPtr) else getattr(ffi, name)
 
 
 def _public_call(store: wasmtime.Store, func: wasmtime.Func) -> Callable[[int, int, int], int]:
@@ -156,19 +167,21 @@ class _Instance:
         self.base = 0
         self.call = (_direct_call(self.store, self.solve_fn)
                      or _public_call(self.store, self.solve_fn))
+        self.memory_size = (_direct_size(self.store, self.memory)
+                            or (lambda: self.memory.data_len(self.store)))
         self._view()
 
     def _view(self) -> tuple[int, int]:
         """(address, size) of linear memory; both change only when it grows."""
-        size = self.memory.data_len(self.store)
+        size = self.memory_size()
         if size != self.size:
             self.size = size
             self.base = ctypes.addressof(self.memory.data_ptr(self.store).contents)
         return self.base, self.size
 
-    def run(self, data: np.ndarray | bytes, fuel: int) -> np.ndarray:
+    def run(self, data: np.ndarray | bytes, fuel: int) -> bytes:
         """One solve: ``data`` (the packed input, as float64 values or their bytes) is
-        copied in, the kernel called, its output block copied out."""
+        copied in, the kernel called, and its output block copied out as bytes."""
         if isinstance(data, bytes):
             nbytes, source = len(data), data
         else:
@@ -190,11 +203,31 @@ class _Instance:
         base, size = self._view()  # the kernel may have grown (and moved) the memory
         if offset + 8 * HDR_OUT > size:
             raise SolverError("solver returned a malformed output block")
-        length = int(ctypes.c_double.from_address(base + offset + 8).value)
-        if length < HDR_OUT or offset + 8 * length > size:
+        length = _double_at(base + offset + 8)
+        if not HDR_OUT <= length <= (size - offset) // 8:  # NaN fails both
             raise SolverError("solver returned a malformed output block")
-        # one copy into a buffer numpy owns (cheaper than np.empty + its ctypes address)
-        return np.frombuffer(bytearray(ctypes.string_at(base + offset, 8 * length)))
+        return ctypes.string_at(base + offset, 8 * int(length))
+
+
+def _double_at(address: int) -> float:
+    return ctypes.c_double.from_address(address).value
+
+
+def _direct_size(store: wasmtime.Store, memory: wasmtime.Memory) -> Callable[[], int] | None:
+    """The byte size of linear memory through wasmtime's C API with its arguments bound
+    once (``Memory.data_len`` rebuilds them on every call, a tenth of a small solve's
+    wasm call). None when wasmtime-py's internals differ: the public call is used."""
+    try:
+        from wasmtime import _ffi as ffi
+
+        size = partial(_raw(ffi, "wasmtime_memory_data_size"), store._context(),
+                       ctypes.byref(memory._memory))
+        if size() != memory.data_len(store):
+            return None
+    except (ImportError, AttributeError, TypeError, ValueError, ctypes.ArgumentError):
+        return None
+    size.keepalive = (store, memory)  # type: ignore[attr-defined]
+    return size
 
 
 class Kernel:
@@ -223,6 +256,12 @@ class Kernel:
     def run(self, data: np.ndarray | bytes) -> np.ndarray:
         """Raw call: packed input (float64 values, or their little-endian bytes) →
         output block. Never raises anything but SolverError."""
+        # one copy into a buffer numpy owns (cheaper than np.empty + its ctypes address)
+        return np.frombuffer(bytearray(self.run_bytes(data)))
+
+    def run_bytes(self, data: np.ndarray | bytes) -> bytes:
+        """:meth:`run`, the output block left as its bytes (read without numpy by
+        ``structeval.solve``, for which numpy's per-call costs would dominate)."""
         if not isinstance(data, bytes):
             data = np.ascontiguousarray(data, dtype=np.float64)
         try:

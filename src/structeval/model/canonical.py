@@ -16,8 +16,10 @@ Why columns and not objects: points and links, the numerous items, are read into
 flat lists (coordinates, end indices, sections) — the form the geometry check and
 the kernel's input consume — so that ``structeval.solve`` never builds a frozen
 object per item. :meth:`Columns.model` builds the :class:`Model` (the very objects
-the general validator builds) when a caller needs one. Supports and loads, a
-handful per drawing, are built as their objects right away.
+the general validator builds) when a caller needs one. Supports, a handful per
+drawing, are built as their objects right away; loads are kept as tuples of their
+fields (:data:`LoadFields`), which the kernel's input is compiled from
+(:func:`~structeval.fe.problem.compile_fields`), and become objects only in the model.
 
 Geometry is checked afterwards (:func:`~structeval.model.geometry.columns_clearly_sane`,
 or :func:`~structeval.model.geometry.check_geometry` on the model), in both paths.
@@ -57,14 +59,24 @@ _LOAD_CLASSES = {"pointLoad": PointLoad, "distributedLoad": DistributedLoad,
 #: layout, so the rows go into its input unchanged).
 LINK_WIDTH = 7  # a, b (point indices), E, A, Iz, hinge_a, hinge_b
 
+#: A load as the canonical reader keeps it, every default filled in: (class, id, target
+#: type, target id, value — the start intensity of a distributed load —, end intensity,
+#: fromStart, fromEnd, angle, angle mode, flip, position as (refEnd, offset mode, value)).
+#: Fields a kind does not have hold 0.0 (angle mode: None; position: None when the
+#: load is on a point or is distributed). Why tuples: three frozen objects per load
+#: cost more than reading it; :meth:`Columns.loads` builds them when asked.
+LoadFields = tuple[type, str, str, str, float, float, float, float, float, "AngleMode | None",
+                   int, "tuple[str, OffsetMode, float] | None"]
+
 
 @dataclass(slots=True, eq=False)
 class Columns:
     """A canonical document as read, geometry not yet checked.
 
     ``xy`` holds x0, y0, x1, y1, … in document order; ``link_rows`` holds
-    :data:`LINK_WIDTH` values per link; ``support_points`` and ``load_targets``
-    are the point (or link) index each support and load refers to.
+    :data:`LINK_WIDTH` values per link; ``load_fields`` one :data:`LoadFields` tuple per
+    load; ``support_points`` and ``load_targets`` are the point (or link) index each
+    support and load refers to.
     """
 
     point_ids: list[str]
@@ -75,8 +87,14 @@ class Columns:
     link_rows: list[Any]
     supports: list[Support]
     support_points: list[int]
-    loads: list[Load]
+    load_fields: list[LoadFields]
     load_targets: list[int]
+
+    @property
+    def loads(self) -> list[Load]:
+        """The load objects of :attr:`load_fields` (built on each call: the column path
+        itself reads the fields)."""
+        return [_load_object(fields) for fields in self.load_fields]
 
     def model(self) -> Model:
         """The :class:`Model` of these columns: the objects the general validator builds
@@ -172,7 +190,7 @@ def _choice(obj: dict[str, Any], key: str, table: dict[str, Any], default: Any) 
         raise _Deviation from None
 
 
-def _position(obj: dict[str, Any]) -> Position:
+def _position(obj: dict[str, Any]) -> tuple[str, OffsetMode, float]:
     ref = obj.get("refEnd")
     if ref is None:
         ref = "A"
@@ -192,7 +210,7 @@ def _position(obj: dict[str, Any]) -> Position:
             raise _Deviation
     else:
         raise _Deviation
-    return _build(Position, ref_end=ref, mode=mode, value=value)
+    return ref, mode, value
 
 
 _INF = float("inf")
@@ -275,9 +293,9 @@ def _supports(items: list[Any], point_index: dict[str, int], out: list[Support],
 
 
 def _loads(items: list[Any], point_index: dict[str, int], link_index: dict[str, int],
-           out: list[Load], targets: list[int]) -> None:
-    new = object.__new__
+           out: list[LoadFields], targets: list[int]) -> None:
     ids: set[str] = set()
+    relative = AngleMode.RELATIVE
     for o in items:
         if type(o) is not dict:
             raise _Deviation
@@ -301,51 +319,51 @@ def _loads(items: list[Any], point_index: dict[str, int], link_index: dict[str, 
             on_link = True
         else:
             raise _Deviation
-        target = new(Target)
-        t = target.__dict__
-        t["type"] = where
-        t["id"] = tid
         flip = o.get("flip")
-        if flip is not None:
-            flip = _flip(flip)
+        flip = 1 if flip is None else _flip(flip)
         cls = _LOAD_CLASSES.get(kind)  # TypeError (an unhashable kind): a deviation
         if cls is None:
             raise _Deviation
-        load = new(cls)
-        d = load.__dict__
-        d["id"] = lid
-        d["target"] = target
-        d["kind"] = cls.kind
+        if cls is BendingMoment:
+            out.append((cls, lid, where, tid, _num(o["value"]), 0.0, 0.0, 0.0, 0.0, None, flip,
+                        _position(o) if on_link else None))
+            continue
+        angle = o.get("angleDeg")
+        angle = (0.0 if angle is None else angle
+                 if type(angle) is float and angle - angle == 0.0 else _num(angle))
+        mode = o.get("angleMode")
+        mode = relative if mode is None else _ANGLE_MODES[mode]
         if cls is DistributedLoad:
             w_start = _num(o["wStart"])
             w_end = o.get("wEnd")
             from_start = o.get("fromStart")
             from_end = o.get("fromEnd")
-            d["w_start"] = w_start
-            d["w_end"] = (w_start if w_end is None else w_end
-                          if type(w_end) is float and w_end - w_end == 0.0 else _num(w_end))
-            d["from_start"] = 0.0 if from_start is None else _non_negative(from_start)
-            d["from_end"] = 0.0 if from_end is None else _non_negative(from_end)
-            _direction(o, d, flip)
-        else:  # a point load or a couple: a value, and a position when on a link
-            d["value"] = _num(o["value"])
-            if cls is PointLoad:
-                _direction(o, d, flip)
-            else:
-                d["flip"] = 1 if flip is None else flip
-            d["position"] = _position(o) if on_link else None
-        out.append(load)
+            out.append((cls, lid, where, tid, w_start, w_start if w_end is None else w_end
+                        if type(w_end) is float and w_end - w_end == 0.0 else _num(w_end),
+                        0.0 if from_start is None else _non_negative(from_start),
+                        0.0 if from_end is None else _non_negative(from_end), angle, mode,
+                        flip, None))
+        else:
+            out.append((cls, lid, where, tid, _num(o["value"]), 0.0, 0.0, 0.0, angle, mode,
+                        flip, _position(o) if on_link else None))
 
 
-def _direction(o: dict[str, Any], d: dict[str, Any], flip: int | None) -> None:
-    """The angle, angle mode and flip of a force (``o`` the document's entry, ``d`` the
-    load's fields): one place for the two load kinds that have a direction."""
-    angle = o.get("angleDeg")
-    mode = o.get("angleMode")
-    d["angle_deg"] = (0.0 if angle is None else angle
-                      if type(angle) is float and angle - angle == 0.0 else _num(angle))
-    d["angle_mode"] = AngleMode.RELATIVE if mode is None else _ANGLE_MODES[mode]
-    d["flip"] = 1 if flip is None else flip
+def _load_object(fields: LoadFields) -> Load:
+    """The frozen load object of one :data:`LoadFields` tuple (the objects the general
+    validator builds, filled without their ``__init__``)."""
+    cls, lid, where, tid, value, w_end, from_start, from_end, angle, mode, flip, pos = fields
+    target = _build(Target, type=where, id=tid)
+    if cls is DistributedLoad:
+        return _build(cls, id=lid, target=target, kind=cls.kind, w_start=value, w_end=w_end,
+                      from_start=from_start, from_end=from_end, angle_deg=angle,
+                      angle_mode=mode, flip=flip)
+    position = None if pos is None else _build(Position, ref_end=pos[0], mode=pos[1],
+                                               value=pos[2])
+    if cls is PointLoad:
+        return _build(cls, id=lid, target=target, kind=cls.kind, value=value, angle_deg=angle,
+                      angle_mode=mode, flip=flip, position=position)
+    return _build(cls, id=lid, target=target, kind=cls.kind, value=value, flip=flip,
+                  position=position)
 
 
 def _array(doc: dict[str, Any], key: str, limit: int, required: bool) -> list[Any]:
@@ -372,7 +390,8 @@ def read_columns(doc: Any, *, defaults: tuple[float, float, float], limit: int,
         _points(raw_points, cols)
         _links(raw_links, cols, defaults)
         _supports(raw_supports, cols.point_index, cols.supports, cols.support_points)
-        _loads(raw_loads, cols.point_index, cols.link_index, cols.loads, cols.load_targets)
+        _loads(raw_loads, cols.point_index, cols.link_index, cols.load_fields,
+               cols.load_targets)
     except (_Deviation, KeyError, TypeError):  # TypeError: an unhashable id (a list, …)
         return None
     return cols

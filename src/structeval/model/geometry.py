@@ -17,7 +17,7 @@ import numpy as np
 
 from .canonical import LINK_WIDTH, Columns
 from .errors import Issue
-from .types import DistributedLoad, Load, Model
+from .types import DistributedLoad, Model, s_along
 
 REL_TOL = 1e-6  # of the model's size: a gap smaller than this is a typo, not a design
 
@@ -149,7 +149,7 @@ def clearly_sane(model: Model, tol: float) -> bool:
     return _loads_clear(model, frames, tol)
 
 
-def columns_clearly_sane(cols: Columns, tol: float) -> bool:
+def columns_clearly_sane(cols: Columns, tol: float | None = None) -> bool:
     """True only if :func:`_full_check` would report nothing on the model of ``cols``;
     False means "look closer" (:func:`check_geometry` on the model then decides).
 
@@ -161,10 +161,11 @@ def columns_clearly_sane(cols: Columns, tol: float) -> bool:
 
     * two points nearly at one place have the same coordinates (a set finds them),
       and every link is longer than the separation;
-    * a point inside a vertical link has its x and a y between its ends, so the link is
-      clean exactly when its ends are neighbours in the (x, y) order of all points (the
-      same for horizontal links in (y, x) order); an inclined link is measured against
-      the points within its x extent, with the margins of :func:`clearly_sane`;
+    * a point inside a vertical link has its x and a y strictly between its ends, so
+      the link is clean exactly when no point sits at its x on one of the grid's rows
+      between its ends (most links span one grid step, and nothing is looked up; the
+      same for horizontal links along the columns); an inclined link is measured
+      against the points within its x extent, with the margins of :func:`clearly_sane`;
     * two links overlapping by more than a tolerance either join the same two points or
       have a point inside one of them, or a point near another — given links longer
       than the separation, with about a quarter tolerance to spare (the case analysis
@@ -172,11 +173,16 @@ def columns_clearly_sane(cols: Columns, tol: float) -> bool:
       overlap left to look for.
 
     Anything else (coordinates closer than that, a crowded layout) returns False.
+    ``tol`` defaults to :data:`REL_TOL` of the layout's :func:`layout_scale` (read off
+    the grid, which spans the same box).
     """
     xy, rows = cols.xy, cols.link_rows
     xs, ys = xy[0::2], xy[1::2]
     ends_a, ends_b = rows[0::LINK_WIDTH], rows[1::LINK_WIDTH]
     n = len(xs)
+    places = set(zip(xs, ys, strict=True))
+    if len(places) != n:
+        return False  # two points at one place
     if len(set(ends_a).union(ends_b)) != n:
         return False  # a point on no link
     pairs = set(zip(ends_a, ends_b, strict=True))
@@ -184,38 +190,61 @@ def columns_clearly_sane(cols: Columns, tol: float) -> bool:
         return False  # two links joining the same two points
     if len(set(cols.support_points)) != len(cols.support_points):
         return False  # two supports at one point
-    by_xy = list(zip(xs, ys, strict=True))
-    if len(set(by_xy)) != n:
-        return False  # two points at one place
+    grid_x, grid_y = sorted(set(xs)), sorted(set(ys))  # the grid's columns and rows
+    if tol is None:
+        tol = REL_TOL * max(grid_x[-1] - grid_x[0], grid_y[-1] - grid_y[0], 1e-300)
     gap = SEPARATION * tol
-    order_x = sorted(range(n), key=by_xy.__getitem__)
-    sorted_x = list(map(xs.__getitem__, order_x))
-    if min(filter(None, map(sub, sorted_x[1:], sorted_x)), default=gap + 1.0) <= gap:
+    if len(grid_x) > 1 and min(map(sub, grid_x[1:], grid_x)) <= gap:
         return False  # two distinct x values within the separation
-    by_yx = list(zip(ys, xs, strict=True))
-    order_y = sorted(range(n), key=by_yx.__getitem__)
-    sorted_y = list(map(ys.__getitem__, order_y))
-    if min(filter(None, map(sub, sorted_y[1:], sorted_y)), default=gap + 1.0) <= gap:
+    if len(grid_y) > 1 and min(map(sub, grid_y[1:], grid_y)) <= gap:
         return False
-    rank_x = dict(zip(order_x, range(n), strict=True))
-    rank_y = dict(zip(order_y, range(n), strict=True))
+    budget = 32 * (n + len(ends_a)) + 256  # grid places looked up before deferring
     inclined = []
     for a, b in zip(ends_a, ends_b, strict=True):
-        if xs[a] == xs[b]:
-            step = rank_x[a] - rank_x[b]
-        elif ys[a] == ys[b]:
-            step = rank_y[a] - rank_y[b]
+        xa = xs[a]
+        ya = ys[a]
+        if xa == xs[b]:  # vertical: the grid's rows strictly between its ends, at its x
+            yb = ys[b]
+            if ya < yb:
+                lo, hi = bisect_right(grid_y, ya), bisect_left(grid_y, yb)
+            else:
+                lo, hi = bisect_right(grid_y, yb), bisect_left(grid_y, ya)
+            if hi > lo:  # not one grid step: look at the places between
+                budget -= hi - lo
+                if budget < 0:
+                    return False  # a crowded layout: the full check's arrays are cheaper
+                for y in grid_y[lo:hi]:
+                    if (xa, y) in places:
+                        return False  # another point on the line between its ends
+        elif ya == ys[b]:  # horizontal: the grid's columns strictly between its ends
+            xb = xs[b]
+            if xa < xb:
+                lo, hi = bisect_right(grid_x, xa), bisect_left(grid_x, xb)
+            else:
+                lo, hi = bisect_right(grid_x, xb), bisect_left(grid_x, xa)
+            if hi > lo:
+                budget -= hi - lo
+                if budget < 0:
+                    return False
+                for x in grid_x[lo:hi]:
+                    if (x, ya) in places:
+                        return False
         else:
             inclined.append((a, b))
-            continue
-        if step != 1 and step != -1:
-            return False  # another point on the line between its ends
-    if inclined and not _inclined_clear(xs, ys, order_x, sorted_x, inclined, tol):
-        return False
+    if inclined:
+        order_x = sorted(range(n), key=xs.__getitem__)
+        if not _inclined_clear(xs, ys, order_x, list(map(xs.__getitem__, order_x)), inclined,
+                               tol):
+            return False
     hypot = math.hypot
-    return loads_clear(((load, hypot(xs[ends_b[k]] - xs[ends_a[k]], ys[ends_b[k]] - ys[ends_a[k]]))
-                        for load, k in zip(cols.loads, cols.load_targets, strict=True)
-                        if load.target.type == "link"), tol)
+    on_links = []
+    for (_, _, where, _, _, _, from_start, from_end, _, _, _, position), k in zip(
+            cols.load_fields, cols.load_targets, strict=True):
+        if where == "link":
+            length = hypot(xs[ends_b[k]] - xs[ends_a[k]], ys[ends_b[k]] - ys[ends_a[k]])
+            on_links.append((length, from_start + from_end, None) if position is None else
+                            (length, 0.0, s_along(*position, length)))
+    return loads_clear(on_links, tol)
 
 
 def _inclined_clear(xs: list[float], ys: list[float], order_x: list[int], sorted_x: list[float],
@@ -248,20 +277,25 @@ def _inclined_clear(xs: list[float], ys: list[float], order_x: list[int], sorted
 def _loads_clear(model: Model, frames: list[tuple[float, float, float, float, float]],
                  tol: float) -> bool:
     lengths = {lk.id: f[4] for lk, f in zip(model.links, frames, strict=True)}
-    return loads_clear(((ld, lengths[ld.target.id]) for ld in model.loads
-                        if ld.target.type == "link"), tol)
+    on_links = []
+    for load in model.loads:
+        if load.target.type == "link":
+            length = lengths[load.target.id]
+            on_links.append((length, load.from_start + load.from_end, None)
+                            if isinstance(load, DistributedLoad) else
+                            (length, 0.0, load.position.s_on(length)))  # type: ignore[union-attr]
+    return loads_clear(on_links, tol)
 
 
-def loads_clear(on_links: Iterable[tuple[Load, float]], tol: float) -> bool:
-    """True only if no load on a link, given with the length of its link, sits within
-    one and a half tolerances of leaving it."""
-    for load, length in on_links:
-        if load.kind == "distributedLoad":
-            if load.from_start + load.from_end >= length - 2.0 * tol:  # type: ignore[union-attr]
+def loads_clear(on_links: Iterable[tuple[float, float, float | None]], tol: float) -> bool:
+    """True only if no load on a link sits within one and a half tolerances of leaving
+    it; each is given as (length of its link, fromStart + fromEnd of a distributed load,
+    s of a concentrated one or None for a distributed one)."""
+    for length, unloaded, s in on_links:
+        if s is None:
+            if unloaded >= length - 2.0 * tol:
                 return False
-            continue
-        s = load.position.s_on(length)  # type: ignore[union-attr]
-        if s < -0.5 * tol or s > length + 0.5 * tol:
+        elif s < -0.5 * tol or s > length + 0.5 * tol:
             return False
     return True
 

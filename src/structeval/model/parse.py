@@ -14,7 +14,7 @@ from typing import Any
 
 from .canonical import Columns, read_columns
 from .errors import Issue, ModelError
-from .geometry import REL_TOL, check_geometry, columns_clearly_sane, layout_scale
+from .geometry import check_geometry, columns_clearly_sane
 from .types import (
     AngleMode,
     BendingMoment,
@@ -188,8 +188,7 @@ def parse_document(source: Any) -> Columns | Model:
     except RecursionError:  # a self-referencing object passed from Python
         cols = None
     if cols is not None:  # the fast path: the same model the reader below would build
-        xy = cols.xy
-        if columns_clearly_sane(cols, REL_TOL * layout_scale(xy[0::2], xy[1::2])):
+        if columns_clearly_sane(cols):
             return cols
         model = cols.model()
         issues = check_geometry(model)

@@ -54,10 +54,19 @@ def direction_on_axis(load: PointLoad | DistributedLoad, cx: float, cy: float,
                       ) -> tuple[float, float]:
     """:func:`force_direction` given the unit axis (cx, cy) of the load's link (any axis
     for a load on a point or at a world angle: it is then not used)."""
-    ux, uy = unit(load.angle_deg)
-    if load.target.type == "link" and load.angle_mode is AngleMode.RELATIVE:
+    return turned(load.angle_deg,
+                  load.target.type == "link" and load.angle_mode is AngleMode.RELATIVE,
+                  load.flip, cx, cy)
+
+
+def turned(angle_deg: float, relative: bool, flip: int, cx: float, cy: float,
+           ) -> tuple[float, float]:
+    """:func:`direction_on_axis` from the fields: ``relative`` when the angle is measured
+    from the axis (cx, cy) of the load's link rather than from the world's x axis."""
+    ux, uy = unit(angle_deg)
+    if relative:
         ux, uy = cx * ux - cy * uy, cy * ux + cx * uy
-    return load.flip * ux, load.flip * uy
+    return flip * ux, flip * uy
 
 
 def position_on_link(model: Model, load: PointLoad | BendingMoment) -> float:

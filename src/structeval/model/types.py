@@ -88,8 +88,14 @@ class Position:
     value: float = 0.0
 
     def s_on(self, length: float) -> float:
-        d = self.value if self.mode is OffsetMode.METRES else length * self.value / 100.0
-        return d if self.ref_end == "A" else length - d
+        return s_along(self.ref_end, self.mode, self.value, length)
+
+
+def s_along(ref_end: RefEnd, mode: OffsetMode, value: float, length: float) -> float:
+    """:meth:`Position.s_on` of the position (``ref_end``, ``mode``, ``value``), unclamped:
+    for readers that hold the fields rather than the object (the canonical reader)."""
+    d = value if mode is OffsetMode.METRES else length * value / 100.0
+    return d if ref_end == "A" else length - d
 
 
 @dataclass(frozen=True)
