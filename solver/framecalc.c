@@ -30,7 +30,8 @@ enum {
     ST_MECHANISM = 1,
     ST_BAD_INPUT = 2,
     ST_NO_MEMORY = 3,
-    ST_NUMERICAL = 4
+    ST_NUMERICAL = 4,
+    ST_LOOK_CLOSER = 5 /* the layout check was asked for and could not confirm it */
 };
 
 /* Input record sizes (doubles). */
@@ -403,6 +404,152 @@ static int read_input(Ctx *cx, const double *in, int n_in, double *detail) {
         cx->el_loads[fill[ei]++] = i;
     }
     return ST_OK;
+}
+
+/* ------------------------------------------------------ layout check */
+
+/*
+ * The separated-layout shortcut of structeval.model.geometry.columns_clearly_sane,
+ * asked for by a nonzero relative tolerance in header slot 9: 1 only if the host's
+ * full geometry check would report nothing (no two points at one place, no point on
+ * no link, no point inside a link, no two links joining the same two points), 0 for
+ * "look closer" (the host then checks the model in full). It relies on a separated
+ * layout: distinct x values, and distinct y values, more than SEPARATION tolerances
+ * apart, so that "within a tolerance" means "equal" for axis-aligned links; inclined
+ * links are measured against the points within their x extent with the margins of
+ * the host's shortcut. Supports (one per node) are checked by read_input, and loads
+ * by the host, which holds their unclamped positions.
+ */
+#define SEPARATION 10.0
+
+/* (k1[i], k2[i]) < (k1[j], k2[j]), the keys strided by `stride` doubles. */
+static int key_less(const double *k1, const double *k2, int stride, int i, int j) {
+    double a = k1[(size_t)i * stride], b = k1[(size_t)j * stride];
+    if (a != b) return a < b;
+    return k2[(size_t)i * stride] < k2[(size_t)j * stride];
+}
+
+/* Heap sort of the indices idx[0..n) by their keys (no recursion, no allocation). */
+static void sort_by_keys(int *idx, int n, const double *k1, const double *k2, int stride) {
+    for (int start = n / 2 - 1, end = n; end > 1;) {
+        int root;
+        if (start >= 0) {
+            root = start--;
+        } else {
+            int t = idx[0]; idx[0] = idx[--end]; idx[end] = t;
+            root = 0;
+        }
+        for (;;) {
+            int child = 2 * root + 1;
+            if (child >= end) break;
+            if (child + 1 < end && key_less(k1, k2, stride, idx[child], idx[child + 1])) child++;
+            if (!key_less(k1, k2, stride, idx[root], idx[child])) break;
+            int t = idx[root]; idx[root] = idx[child]; idx[child] = t;
+            root = child;
+        }
+    }
+}
+
+/* Sorted order and rank of the nodes by (x, y) (axis 0) or (y, x) (axis 1); 0 when two
+ * nodes share a place or two distinct values of the first key are within `gap`. */
+static int order_nodes(const Ctx *cx, int axis, double gap, int *order, int *rank) {
+    int N = cx->n_nodes;
+    const double *k1 = cx->xy + axis, *k2 = cx->xy + (1 - axis);
+    for (int i = 0; i < N; i++) order[i] = i;
+    sort_by_keys(order, N, k1, k2, 2);
+    for (int r = 0; r < N; r++) {
+        rank[order[r]] = r;
+        if (r == 0) continue;
+        double u0 = k1[2 * order[r - 1]], u1 = k1[2 * order[r]];
+        if (u0 == u1 && k2[2 * order[r - 1]] == k2[2 * order[r]]) return 0; /* one place */
+        if (u0 != u1 && u1 - u0 <= gap) return 0; /* not separated */
+    }
+    return 1;
+}
+
+static double hypot_(double dx, double dy) {
+    double m = fabs_(dx) > fabs_(dy) ? fabs_(dx) : fabs_(dy);
+    if (m == 0.0) return 0.0;
+    double a = dx / m, b = dy / m;
+    return m * __builtin_sqrt(a * a + b * b);
+}
+
+static int layout_clear(const Ctx *cx, double rel_tol, double *why) {
+    int N = cx->n_nodes, M = cx->n_elems;
+    const double *xy = cx->xy;
+    double x0 = xy[0], x1 = xy[0], y0 = xy[1], y1 = xy[1];
+    for (int i = 1; i < N; i++) {
+        double x = xy[2 * i], y = xy[2 * i + 1];
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        if (y > y1) y1 = y;
+    }
+    double scale = x1 - x0 > y1 - y0 ? x1 - x0 : y1 - y0;
+    if (!(scale > 1e-300)) scale = 1e-300;
+    double tol = rel_tol * scale, gap = SEPARATION * tol;
+    int *order_x = arena_alloc((size_t)N, sizeof(int)), *rank_x = arena_alloc((size_t)N, sizeof(int));
+    int *order_y = arena_alloc((size_t)N, sizeof(int)), *rank_y = arena_alloc((size_t)N, sizeof(int));
+    int *used = arena_alloc((size_t)N, sizeof(int)), *pair = arena_alloc((size_t)M, sizeof(int));
+    double *ends = arena_alloc((size_t)2 * M, sizeof(double));
+    if (!order_x || !rank_x || !order_y || !rank_y || !used || !pair || !ends) {
+        *why = 1;
+        return 0;
+    }
+    if (!order_nodes(cx, 0, gap, order_x, rank_x) || !order_nodes(cx, 1, gap, order_y, rank_y)) {
+        *why = 2;
+        return 0;
+    }
+    for (int i = 0; i < N; i++) used[i] = 0;
+    for (int e = 0; e < M; e++) {
+        int a = cx->el[e].a, b = cx->el[e].b;
+        used[a] = used[b] = 1;
+        ends[2 * e] = a < b ? a : b; /* the pair, either way round */
+        ends[2 * e + 1] = a < b ? b : a;
+        pair[e] = e;
+    }
+    for (int i = 0; i < N; i++)
+        if (!used[i]) { *why = 3; return 0; } /* a point on no link */
+    sort_by_keys(pair, M, ends, ends + 1, 2);
+    for (int r = 1; r < M; r++)
+        if (ends[2 * pair[r]] == ends[2 * pair[r - 1]] &&
+            ends[2 * pair[r] + 1] == ends[2 * pair[r - 1] + 1]) {
+            *why = 4; /* two links joining the same two points */
+            return 0;
+        }
+    double near = 1.5 * tol, far = 2.0 * tol, half = 0.5 * tol;
+    double budget = 32.0 * (N + M) + 256.0;
+    for (int e = 0; e < M; e++) {
+        int a = cx->el[e].a, b = cx->el[e].b;
+        double xa = xy[2 * a], ya = xy[2 * a + 1], xb = xy[2 * b], yb = xy[2 * b + 1];
+        if (xa == xb || ya == yb) { /* another point on the line between its ends? */
+            int step = xa == xb ? rank_x[a] - rank_x[b] : rank_y[a] - rank_y[b];
+            if (step != 1 && step != -1) { *why = 5; return 0; }
+            continue;
+        }
+        double dx = xb - xa, dy = yb - ya, L = hypot_(dx, dy);
+        double ux = dx / L, uy = dy / L;
+        double lo_x = (xa < xb ? xa : xb) - far, hi_x = (xa < xb ? xb : xa) + far;
+        double lo_y = (ya < yb ? ya : yb) - far, hi_y = (ya < yb ? yb : ya) + far;
+        int lo = 0, hi = N; /* first node in x order with x >= lo_x */
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (xy[2 * order_x[mid]] < lo_x) lo = mid + 1; else hi = mid;
+        }
+        for (int r = lo; r < N && xy[2 * order_x[r]] <= hi_x; r++) {
+            if (--budget < 0) { *why = 6; return 0; } /* crowded: the host's arrays are cheaper */
+            int q = order_x[r];
+            double yq = xy[2 * q + 1];
+            if (q == a || q == b || yq < lo_y || yq > hi_y) continue;
+            double rx = xy[2 * q] - xa, ry = yq - ya;
+            double along = rx * ux + ry * uy;
+            if (fabs_(rx * uy - ry * ux) <= near && half <= along && along <= L - half) {
+                *why = 7; /* a point inside an inclined link */
+                return 0;
+            }
+        }
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------ node ordering */
@@ -1189,6 +1336,8 @@ __attribute__((export_name("fc_solve"))) int fc_solve(int in_off, int n_in) {
     double detail = 0.0;
     int st = read_input(&cx, (const double *)in, n_in, &detail);
     if (st) return fail(after, st, detail);
+    double check = ((const double *)in)[9];
+    if (check > 0.0 && !layout_clear(&cx, check, &detail)) return fail(after, ST_LOOK_CLOSER, detail);
     st = number_dofs(&cx);
     if (st) return fail(after, st, 0);
     st = build_skyline(&cx);

@@ -2,8 +2,9 @@
 
 ``parse_document`` hands back the :class:`~structeval.model.canonical.Columns` of a
 canonical document when :func:`~structeval.model.geometry.columns_clearly_sane`
-confirms its geometry, and ``structeval.solve`` then compiles those columns for the
-kernel without building a model. Three promises make that safe, and each is checked
+confirms its geometry; ``structeval.solve`` reads the same columns
+(``parse_for_solve``), compiles them for the kernel without building a model and has
+the kernel confirm the layout in the same call. Three promises make that safe, and each is checked
 here against the slow path it replaces:
 
 * the shortcut never confirms a layout the full geometry check faults — over random
@@ -14,7 +15,10 @@ here against the slow path it replaces:
 * ``parse_document`` accepts, rejects and raises exactly like the general validator
   (``_parse``, the field-by-field reader), issue lists included;
 * ``structeval.solve(dict)`` returns what the model path returns, and the kernel gets
-  the very same bytes.
+  the very same bytes;
+* the kernel's own layout check (``layout_check``, which ``structeval.solve`` asks for
+  instead of running the shortcut in Python) gives the shortcut's verdict on every
+  layout it accepts, so it is as sound.
 """
 
 from __future__ import annotations
@@ -83,16 +87,31 @@ def _slow(doc: Any) -> Any:
     return _parse(copy.deepcopy(doc))
 
 
+def kernel_confirms(cols: Columns) -> bool | None:
+    """The kernel's layout check (``layout_check``, solver/framecalc.c ``layout_clear``)
+    on ``cols``: True when it confirms the layout, False when it asks to look closer,
+    None when the kernel refused the input before checking (then ``structeval.solve``
+    checks the model in full, as for False)."""
+    from structeval.fe import default_kernel
+    from structeval.fe.abi import ST_BAD_INPUT, ST_LOOK_CLOSER
+
+    block = default_kernel().run_bytes(pack_columns(cols, layout_check=geo.REL_TOL))
+    status = np.frombuffer(block)[0]
+    return None if status == ST_BAD_INPUT else bool(status != ST_LOOK_CLOSER)
+
+
 class Tally:
     """How many layouts took which way, so a sweep can show it is not vacuous."""
 
     def __init__(self) -> None:
         self.confirmed = self.fell_back_clean = self.fell_back_faulted = self.not_canonical = 0
+        self.kernel_confirmed = 0
 
     def __str__(self) -> str:
         return (f"{self.confirmed} confirmed by the shortcut, {self.fell_back_clean} checked in "
                 f"full and clean, {self.fell_back_faulted} checked in full with problems, "
-                f"{self.not_canonical} not canonical")
+                f"{self.not_canonical} not canonical; {self.kernel_confirmed} confirmed by the "
+                "kernel's check")
 
 
 def check_layout(doc: Json, tally: Tally | None = None) -> None:
@@ -105,7 +124,8 @@ def check_layout(doc: Json, tally: Tally | None = None) -> None:
         tol = _tol(cols)
         model = cols.model()
         full = geo._full_check(model, tol)
-        if geo.columns_clearly_sane(cols, tol):
+        shortcut = geo.columns_clearly_sane(cols, tol)
+        if shortcut:
             assert full == [], (full, json.dumps(doc)[:600])
             assert geo.check_geometry(model) == []
             if tally:
@@ -114,6 +134,15 @@ def check_layout(doc: Json, tally: Tally | None = None) -> None:
             tally.fell_back_faulted += 1
         elif tally:
             tally.fell_back_clean += 1
+        # the kernel's check (asked only when the loads sit clear, as structeval.solve
+        # asks it) is the shortcut written again: it agrees wherever it accepts the input
+        if geo.columns_loads_clear(cols):
+            verdict = kernel_confirms(cols)
+            assert verdict is None or verdict is shortcut, (verdict, json.dumps(doc)[:600])
+            if verdict:
+                assert full == [], (full, json.dumps(doc)[:600])
+                if tally:
+                    tally.kernel_confirmed += 1
     expected = _verdict(_slow, doc)
     assert _verdict(parse_document, copy.deepcopy(doc)) == expected, json.dumps(doc)[:600]
     assert _verdict(parse_model, copy.deepcopy(doc)) == expected
@@ -285,6 +314,7 @@ def test_shortcut_sound_on_a_seeded_sweep() -> None:
             near_limit += 1
     print(f"\nadversarial layouts: {tally}; {near_limit} confirmed with an item at a limit")
     assert tally.confirmed >= 120 and near_limit >= 120, tally
+    assert tally.kernel_confirmed >= 80, tally
     assert tally.fell_back_faulted >= 1500, tally
     assert tally.fell_back_clean >= 150, tally
 
@@ -387,6 +417,15 @@ CASES: list[tuple[str, Json, bool]] = [
 def test_hand_placed_layouts(name: str, doc: Json, may_confirm: bool) -> None:
     check_layout(doc)
     assert _confirmed(doc) is may_confirm, name
+    cols = _columns(doc)
+    assert cols is not None
+    if geo.columns_loads_clear(cols):  # (the kernel does not see the loads' places)
+        verdict = kernel_confirms(cols)
+        # the same verdict as the shortcut, or an input the kernel refuses outright (the
+        # squares of the coordinates underflow at 1e-300 and overflow at 1e300; one
+        # support per node): then structeval.solve checks the model in full
+        assert verdict is may_confirm or (verdict is None and name in (
+            "clean, tiny", "clean, huge", "two supports at one point")), (name, verdict)
 
 
 def test_the_differential_check_can_fail(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,8 +9,9 @@ the reactions of the two are compared first, so the timing is of equal work.
 Timed per solve:
   * ours, ``analyze`` (the kernel path): parsed Model → compile → pack → wasm call →
     unpack, what the scorer pays; ``public``: ``structeval.solve(dict)``, i.e. parsing
-    and validating the JSON document (a canonical one read as columns, no model built),
-    the same analysis compiled from them, and the JSON result a user gets; ``raw``:
+    and validating the JSON document (a canonical one read as columns, no model built,
+    its layout confirmed by the kernel in the solve's call), the same analysis compiled
+    from them, and the JSON result a user gets; ``raw``:
     ``Kernel.run`` on a pre-packed buffer, the wasm call alone;
   * anaStruct: building its SystemElements and ``solve()`` — it has no separate
     parsed form, so building is part of its solve.
@@ -42,7 +43,8 @@ from structeval.fe.problem import pack_columns
 from structeval.fe.solution_json import columns_to_json, solution_to_json
 from structeval.model import Model, geometry, parse_model
 from structeval.model.canonical import Columns
-from structeval.model.parse import _parse, parse_document
+from structeval.model.geometry import REL_TOL
+from structeval.model.parse import _parse, parse_document, parse_for_solve
 
 E, A, IZ = 2e8, 1e-2, 1e-4
 BAY, STOREY, W, WIND = 5.0, 3.5, 12.0, 6.0
@@ -157,24 +159,33 @@ def _general(doc: dict[str, Any]) -> Model:
 def breakdown(doc: dict[str, Any], seconds: float) -> dict[str, float]:
     """Microseconds per solve spent in each stage of ``analyze`` and of the public call.
 
-    ``parse+validate`` is what ``structeval.solve`` pays (``parse_document``: the columns
-    of a canonical document, no model built); ``parse_model`` adds building the model
-    the scorer uses; the general validator is the pre-issue path. The public call's
-    own stages are ``pack columns`` and ``JSON (columns)``; ``compile`` … ``JSON result``
-    are the kernel path's. The result's per-point displacements and per-link samples
-    are built on first use; ``solve(dict) + displacements`` reads the former."""
+    ``parse+validate`` is what ``structeval.solve`` pays in Python (``parse_for_solve``:
+    the fields of a canonical document read into columns, no model built, and its loads
+    checked; the layout is confirmed inside the kernel's one call, whose extra cost is
+    ``wasm call + layout check`` against ``wasm call (columns)``). ``parse_document``
+    checks the layout in Python as well (what ``parse_model`` and the scorer use, which
+    also build the model); the general validator is the pre-issue path. The public
+    call's own stages are ``pack columns`` and ``JSON (columns)``; ``compile`` …
+    ``JSON result`` are the kernel path's. The result's per-point displacements and
+    per-link samples are built on first use; ``solve(dict) + displacements`` reads the
+    former."""
     kernel = default_kernel()
     model = parse_model(doc)
     problem = compile_model(model)
     data = pack(problem)
     out = kernel.run(data)
     solution = analyze(model)[0]
-    cols = parse_document(doc)
-    parts = {"parse+validate": lambda: parse_document(doc), "parse_model": lambda: parse_model(doc),
+    cols = parse_for_solve(doc)
+    parts = {"parse+validate": lambda: parse_for_solve(doc),
+             "parse_document (layout checked in Python)": lambda: parse_document(doc),
+             "parse_model": lambda: parse_model(doc),
              "(general validator, full geometry check)": lambda: _general(doc)}
     if isinstance(cols, Columns):  # else solve(dict) takes the kernel path below
-        raw = analyze_columns(cols)
-        parts |= {"pack columns": lambda: pack_columns(cols),
+        raw = analyze_columns(cols, layout_check=REL_TOL)
+        plain, checked = pack_columns(cols), pack_columns(cols, layout_check=REL_TOL)
+        parts |= {"pack columns": lambda: pack_columns(cols, layout_check=REL_TOL),
+                  "wasm call (columns)": lambda: kernel.run_bytes(plain),
+                  "wasm call + layout check": lambda: kernel.run_bytes(checked),
                   "JSON (columns)": lambda: columns_to_json(cols, raw)}
     parts |= {"compile": lambda: compile_model(model), "pack": lambda: pack(problem),
               "wasm call": lambda: kernel.run(data), "unpack": lambda: unpack_cases(out, problem),

@@ -10,9 +10,10 @@ from .problem import ABI_VERSION, MAX_MODES, FEProblem
 
 HDR_OUT, REC_PIECE = 4, 13
 
-ST_OK, ST_MECHANISM, ST_BAD_INPUT, ST_NO_MEMORY, ST_NUMERICAL = range(5)
+ST_OK, ST_MECHANISM, ST_BAD_INPUT, ST_NO_MEMORY, ST_NUMERICAL, ST_LOOK_CLOSER = range(6)
 STATUS_NAMES = {ST_OK: "ok", ST_MECHANISM: "mechanism", ST_BAD_INPUT: "bad input",
-                ST_NO_MEMORY: "out of memory", ST_NUMERICAL: "non-finite result"}
+                ST_NO_MEMORY: "out of memory", ST_NUMERICAL: "non-finite result",
+                ST_LOOK_CLOSER: "layout not confirmed"}
 
 
 def pack(problem: FEProblem) -> np.ndarray:

@@ -13,6 +13,7 @@ from .abi import (
     HDR_OUT,
     REC_PIECE,
     ST_BAD_INPUT,
+    ST_LOOK_CLOSER,
     ST_MECHANISM,
     ST_NO_MEMORY,
     ST_NUMERICAL,
@@ -112,15 +113,23 @@ def run_problem(problem: FEProblem, model: Model, kernel: Kernel | None = None,
 
 
 def analyze_columns(cols: Columns, *, spring: float = 0.0, kernel: Kernel | None = None,
-                    ) -> bytes:
+                    layout_check: float = 0.0) -> bytes | None:
     """The kernel's output block (its bytes) for the columns of a valid document under
     its own loads, without building its model (``structeval.solve``'s path, read by
     :func:`~.solution_json.columns_to_json`); the model is built only to word a
-    failure, which is then the one :func:`analyze` raises."""
+    failure, which is then the one :func:`analyze` raises.
+
+    With ``layout_check`` (the geometry check's relative tolerance) the columns' layout
+    has not been checked in Python and the kernel confirms it in the same call; None
+    when it could not (or refused the input before it could): the caller then checks
+    the model in full, which words any problem."""
     kernel = kernel or default_kernel()
-    block = kernel.run_bytes(pack_columns(cols, spring=spring))
+    block = kernel.run_bytes(pack_columns(cols, spring=spring, layout_check=layout_check))
     values = memoryview(block).cast("d")
-    if values[0] != ST_OK:
+    status = values[0]
+    if status != ST_OK:
+        if layout_check and status in (ST_LOOK_CLOSER, ST_BAD_INPUT):
+            return None
         raise _failure_of(np.frombuffer(block), cols.model())
     # the one case's answer, and its pieces, fit in the block (else a reader would
     # silently take a short slice)

@@ -125,13 +125,16 @@ def compile_model(model: Model, cases: Sequence[Sequence[Load]] | None = None, *
     return problem
 
 
-def pack_columns(cols: Columns, *, spring: float = 0.0) -> bytes:
-    """The kernel's input for the columns of a valid document, without a model: the
-    bytes of ``pack(compile_model(cols.model(), spring=spring))``, equal bit for bit (the
-    same values in the same order through the same arithmetic;
-    ``tests/test_parse_columns.py`` compares them). Packed by :mod:`struct` rather than
-    through a numpy array: converting a list of a few hundred numbers costs numpy
-    twice as long."""
+def pack_columns(cols: Columns, *, spring: float = 0.0, layout_check: float = 0.0) -> bytes:
+    """The kernel's input for the columns of a document, without a model: the bytes of
+    ``pack(compile_model(cols.model(), spring=spring))``, equal bit for bit (the same
+    values in the same order through the same arithmetic; ``tests/test_parse_columns.py``
+    compares them). Packed by :mod:`struct` rather than through a numpy array:
+    converting a list of a few hundred numbers costs numpy twice as long.
+
+    ``layout_check`` > 0 (the relative tolerance of the geometry check) asks the kernel
+    to confirm the layout before it solves (header slot 9, solver/ABI.md), for columns
+    whose geometry Python has not checked."""
     xy, rows = cols.xy, cols.link_rows
     nodal: list[float] = []
     onlink: list[float] = []
@@ -149,7 +152,7 @@ def pack_columns(cols: Columns, *, spring: float = 0.0) -> bytes:
     for sup, node in zip(cols.supports, cols.support_points, strict=True):
         body += (node, *support_basis(sup.kind, sup.angle_deg), 0.0)
     values = (ABI_VERSION, len(cols.point_ids), len(cols.link_ids), len(cols.supports), 1,
-              len(nodal) // 5, len(onlink) // 9, spring, MAX_MODES, 0.0,
+              len(nodal) // 5, len(onlink) // 9, spring, MAX_MODES, layout_check,
               *xy, *rows, *body, *nodal, *onlink)
     return _packer(len(values)).pack(*values)
 

@@ -153,9 +153,11 @@ def columns_clearly_sane(cols: Columns, tol: float | None = None) -> bool:
     """True only if :func:`_full_check` would report nothing on the model of ``cols``;
     False means "look closer" (:func:`check_geometry` on the model then decides).
 
-    Why another shortcut beside :func:`clearly_sane`: ``structeval.solve`` checks the
-    columns of a document without building its model, and drawings are separated
-    layouts — any two distinct x values (and any two distinct y values) lie more than
+    Why another shortcut beside :func:`clearly_sane`: :func:`~.parse.parse_document`
+    checks the columns of a document without building its model (``structeval.solve``
+    asks the kernel for the same check, ``layout_clear`` in solver/framecalc.c, which
+    ``tests/test_parse_columns.py`` holds to this one's verdicts), and drawings are
+    separated layouts — any two distinct x values (and any two distinct y values) lie more than
     :data:`SEPARATION` tolerances apart, as on a drawing grid. Then "within a
     tolerance" means "equal", and the checks become exact and cheap:
 
@@ -236,12 +238,26 @@ def columns_clearly_sane(cols: Columns, tol: float | None = None) -> bool:
         if not _inclined_clear(xs, ys, order_x, list(map(xs.__getitem__, order_x)), inclined,
                                tol):
             return False
-    hypot = math.hypot
+    return columns_loads_clear(cols, tol, xs, ys)
+
+
+def columns_loads_clear(cols: Columns, tol: float | None = None, xs: list[float] | None = None,
+                        ys: list[float] | None = None) -> bool:
+    """:func:`loads_clear` for the loads of ``cols`` (``xs``, ``ys``: the coordinates,
+    when the caller has them apart). ``structeval.solve`` checks this much in Python
+    and leaves the layout to the kernel's own check (``layout_check``), because only
+    the loads' fields hold their unclamped positions."""
+    if xs is None or ys is None:
+        xs, ys = cols.xy[0::2], cols.xy[1::2]
+    if tol is None:
+        tol = REL_TOL * layout_scale(xs, ys)
+    rows, hypot = cols.link_rows, math.hypot
     on_links = []
     for (_, _, where, _, _, _, from_start, from_end, _, _, _, position), k in zip(
             cols.load_fields, cols.load_targets, strict=True):
         if where == "link":
-            length = hypot(xs[ends_b[k]] - xs[ends_a[k]], ys[ends_b[k]] - ys[ends_a[k]])
+            a, b = rows[LINK_WIDTH * k], rows[LINK_WIDTH * k + 1]
+            length = hypot(xs[b] - xs[a], ys[b] - ys[a])
             on_links.append((length, from_start + from_end, None) if position is None else
                             (length, 0.0, s_along(*position, length)))
     return loads_clear(on_links, tol)
@@ -292,6 +308,8 @@ def loads_clear(on_links: Iterable[tuple[float, float, float | None]], tol: floa
     it; each is given as (length of its link, fromStart + fromEnd of a distributed load,
     s of a concentrated one or None for a distributed one)."""
     for length, unloaded, s in on_links:
+        if length <= 2.0 * tol:
+            return False  # too short to hold a load clear of its ends (or of length 0)
         if s is None:
             if unloaded >= length - 2.0 * tol:
                 return False
