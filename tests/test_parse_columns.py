@@ -667,3 +667,31 @@ def test_displacements_and_samples_are_built_on_first_use_each() -> None:
     assert list(result) == ["reactions", "links", "max_abs_moment", "max_abs_moment_at",
                             "displacements"]
     assert json.dumps(result) == json.dumps(want)
+
+
+def _validity(call: Callable[[], Any]) -> tuple[str, Any]:
+    """("invalid", issues) when ``call`` raises ModelError, else ("valid", None): what a
+    reader of the document's geometry concludes, whatever the solve then does."""
+    try:
+        call()
+    except ModelError as exc:
+        return "invalid", [str(issue) for issue in exc.issues]
+    except StructEvalError:  # a mechanism or a kernel limit: the document itself was valid
+        pass
+    return "valid", None
+
+
+def test_solve_words_faulty_layouts_like_the_validator() -> None:
+    """``structeval.solve`` leaves the layout to the kernel's check; where that check
+    asks to look closer, the model is checked in full, so a faulty drawing gets the
+    validator's issues, word for word (hand-placed cases and 400 adversarial layouts,
+    most of them faulty)."""
+    rng = np.random.default_rng(20261202)
+    docs = [doc for _, doc, _ in CASES] + [adversarial_layout(_seeded(rng)) for _ in range(400)]
+    faulty = 0
+    for doc in docs:
+        want = _validity(lambda d=doc: parse_model(copy.deepcopy(d)))
+        got = _validity(lambda d=doc: structeval.solve(copy.deepcopy(d)))
+        assert got == want, (got, want, json.dumps(doc)[:600])
+        faulty += want[0] == "invalid"
+    assert faulty >= 200, faulty
