@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 from .fe import Kernel, analyze
 from .fe.analyze import analyze_columns
 from .fe.solution_json import MAX_SAMPLES, OutputTooLarge, columns_to_json, solution_to_json
-from .model import Model, ModelError, parse_model
+from .model import Model, parse_model
 from .model.canonical import Columns
-from .model.geometry import REL_TOL, check_geometry
-from .model.parse import parse_for_solve
+from .model.geometry import REL_TOL
+from .model.parse import checked_model, parse_for_solve
 
 if TYPE_CHECKING:
     from .scoring import Verdict
@@ -34,10 +34,7 @@ def solve(model: Any, *, samples_per_segment: int = 11, spring: float = 0.0,
         if block is not None:
             return columns_to_json(parsed, block, samples_per_segment=samples_per_segment,
                                    max_samples=max_samples)
-        parsed = parsed.model()  # a layout the kernel could not confirm: checked in full
-        issues = check_geometry(parsed)
-        if issues:
-            raise ModelError(issues)
+        parsed = checked_model(parsed)  # a layout the kernel could not confirm
     solution = analyze(parsed, spring=spring, kernel=kernel)[0]
     return solution_to_json(solution, samples_per_segment=samples_per_segment,
                             max_samples=max_samples)

@@ -38,15 +38,10 @@ class OutputTooLarge(StructEvalError):
     """The requested output would be too large to build (samples × links)."""
 
 
-def sample_count(sol: CaseSolution, samples_per_segment: int) -> int:
-    """How many N/V/M samples :func:`solution_to_json` would produce (at most; equal
-    neighbours are merged), computed without producing them."""
-    return _sample_count(sol.raw, samples_per_segment)
-
-
-def _sample_count(raw: RawCase, samples_per_segment: int) -> int:
+def _live_pieces(raw: RawCase) -> int:
+    """The pieces of nonzero length, each of which gets its own samples."""
     pieces = raw.pieces
-    return int(np.count_nonzero(pieces[:, 2] > pieces[:, 1])) * samples_per_segment
+    return int(np.count_nonzero(pieces[:, 2] > pieces[:, 1]))
 
 
 def _reactions(flat: Sequence[float], supports: Sequence[Support]) -> list[dict[str, Any]]:
@@ -259,7 +254,7 @@ def solution_to_json(sol: CaseSolution, *, samples_per_segment: int = 11,
     """
     model, raw = sol.model, sol.raw
     return _form(_Answer(raw.reactions.ravel().tolist(), raw.max_abs_moment, raw.max_elem,
-                         raw.max_s, _sample_count(raw, 1), lambda: raw.pieces),
+                         raw.max_s, _live_pieces(raw), lambda: raw.pieces),
                  model.supports, [lk.id for lk in model.links], sol.displacements,
                  samples_per_segment, max_samples)
 

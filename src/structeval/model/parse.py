@@ -173,41 +173,47 @@ def parse_document(source: Any) -> Columns | Model:
     """What :func:`parse_model` accepts, in the cheapest form that is known valid: the
     :class:`~.canonical.Columns` of a canonical document whose geometry
     :func:`~.geometry.columns_clearly_sane` confirms (no object per point or link is
-    built: ``structeval.solve`` compiles the columns for the kernel directly), else the
-    :class:`Model`. Accepts, rejects and raises exactly like :func:`parse_model`, whose
-    model is :meth:`Columns.model` of the columns.
+    built), else the :class:`Model`. Accepts, rejects and raises exactly like
+    :func:`parse_model`, whose model is :meth:`Columns.model` of the columns.
     """
     source = _document(source)
     cols = _canonical_columns(source)
-    if cols is not None:  # the fast path: the same model the reader below would build
-        if columns_clearly_sane(cols):
-            return cols
-        model = cols.model()
-        issues = check_geometry(model)
-        if issues:
-            raise ModelError(issues)
-        return model
-    try:
-        return _parse(source)
-    except ModelError:
-        raise
-    except RecursionError:
-        raise ModelError([Issue("$", "document is nested too deeply")]) from None
+    if cols is None:
+        return _general(source)
+    return cols if columns_clearly_sane(cols) else checked_model(cols)
 
 
 def parse_for_solve(source: Any) -> Columns | Model:
     """What ``structeval.solve`` reads: the :class:`~.canonical.Columns` of a canonical
     document whose loads sit clear of their links' ends, its layout left for the
     kernel to confirm in the solve's one call (``layout_check``; when it cannot, the
-    caller checks :meth:`Columns.model` in full); else what :func:`parse_document`
-    gives. Why: the layout check is the larger half of validating a drawing in Python
-    (about 11 of 40 µs for 10 members) and a fraction of a microsecond in the kernel,
-    which holds the coordinates anyway."""
+    caller takes :func:`checked_model`); else what :func:`parse_document` gives. Why:
+    the layout check is the larger half of validating a drawing in Python (about 11
+    of 40 µs for 10 members) and a fraction of a microsecond in the kernel, which
+    holds the coordinates anyway."""
     source = _document(source)
     cols = _canonical_columns(source)
-    if cols is not None and columns_loads_clear(cols):
-        return cols
-    return parse_document(source)
+    if cols is None:
+        return _general(source)
+    return cols if columns_loads_clear(cols) else checked_model(cols)
+
+
+def checked_model(cols: Columns) -> Model:
+    """The model of ``cols`` after the full geometry check (a ModelError listing every
+    problem): for columns no shortcut could confirm."""
+    model = cols.model()
+    issues = check_geometry(model)
+    if issues:
+        raise ModelError(issues)
+    return model
+
+
+def _general(doc: Any) -> Model:
+    """The field-by-field validator, for a document that is not in canonical form."""
+    try:
+        return _parse(doc)
+    except RecursionError:
+        raise ModelError([Issue("$", "document is nested too deeply")]) from None
 
 
 def _document(source: Any) -> Any:
