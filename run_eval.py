@@ -13,7 +13,7 @@ try:
 except ModuleNotFoundError:  # run from a checkout whose package was not installed
     sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
 
-from structeval.harness.cli import main
+from structeval.harness.command.cli import main
 
 if __name__ == "__main__":
     main()

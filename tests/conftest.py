@@ -51,9 +51,9 @@ def conformance_dir() -> Path:
 @pytest.fixture(scope="session")
 def drawing_fonts() -> None:
     """The fonts Chinese text and hand lettering are drawn with (Debian packages, see
-    structeval.render.fonts); tests that draw them skip, naming the package, without."""
+    structeval.render.scene.fonts); tests that draw them skip, naming the package, without."""
     from structeval.render import RenderError
-    from structeval.render.fonts import FONT_FILES, located
+    from structeval.render.scene.fonts import FONT_FILES, located
 
     for key in FONT_FILES:
         try:

@@ -36,7 +36,7 @@ from PIL import Image, ImageDraw
 from structeval.dataset import load_tasks
 from structeval.dataset.ground_truth import generate
 from structeval.harness import GradingSettings, RetryPolicy, Session
-from structeval.harness.settings import TransportSettings
+from structeval.harness.common.settings import TransportSettings
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.server import Answer, Fail, FakeOpenAI, Reply, Script
 

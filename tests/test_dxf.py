@@ -37,11 +37,11 @@ from structeval.generation.selection import HARD  # noqa: E402
 from structeval.model import Model, parse_model  # noqa: E402
 from structeval.presentation import Presentation  # noqa: E402
 from structeval.render import layout_model  # noqa: E402
-from structeval.render.dxf import drawing_units, render_dxf, render_with_dxf, scene_dxf  # noqa: E402
-from structeval.render.dxf_layers import LAYER_NAMES, LAYERS  # noqa: E402
-from structeval.render.dxf_text import TEXT_STYLES, style_for  # noqa: E402
-from structeval.render.figure import build_scene  # noqa: E402
-from structeval.render.result import FigureLayout  # noqa: E402
+from structeval.render.cad.dxf import drawing_units, render_dxf, render_with_dxf, scene_dxf  # noqa: E402
+from structeval.render.cad.dxf_layers import LAYER_NAMES, LAYERS  # noqa: E402
+from structeval.render.cad.dxf_text import TEXT_STYLES, style_for  # noqa: E402
+from structeval.render.compose.figure import build_scene  # noqa: E402
+from structeval.render.scene.result import FigureLayout  # noqa: E402
 
 from .conftest import ROOT  # noqa: E402
 from .dxf_reading import DxfPoints, nearest, open_dxf, read_points, similarity  # noqa: E402
@@ -450,8 +450,8 @@ def test_readme_documents_the_layers_as_written() -> None:
 def test_an_ezdxf_failure_is_a_typed_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever ezdxf refuses becomes a RenderError (exit 2 with a sentence in the tools),
     and ezdxf's global option is restored."""
-    from structeval.render import dxf as writer
-    from structeval.render.errors import RenderError
+    from structeval.render.cad import dxf as writer
+    from structeval.render.scene.errors import RenderError
 
     def refuse(self: Any) -> None:
         raise ezdxf.DXFValueError("no such thing")

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from structeval.dataset import load_tasks
-from structeval.harness.printout import format_factors, format_summary
+from structeval.harness.command.printout import format_factors, format_summary
 from structeval.statistics.resampling import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,

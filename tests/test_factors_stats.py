@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from structeval.harness.results import TaskResult, summarize
+from structeval.harness.run.results import TaskResult, summarize
 from structeval.statistics.factors import (
     by_factor,
     factor_summary,
@@ -125,7 +125,7 @@ def test_a_recorded_modality_adds_its_entry():
 
 
 def test_a_modality_alone_prints_no_factor_table():
-    from structeval.harness.printout import format_factors
+    from structeval.harness.command.printout import format_factors
     from structeval.reports.presentations import factor_section
 
     same = [result(f"S{i}", f"S{i}", 1, 0, 1.0, 1.0) for i in range(2)]

@@ -20,9 +20,9 @@ from PIL import Image, ImageDraw
 
 from structeval.phrasebook import LANGUAGES, PHRASES, placeholders, say
 from structeval.render import RenderError, render_model
-from structeval.render import fonts as F
-from structeval.render.cmap import FontFileError, mapped_characters
-from structeval.render.lettering import draw_text
+from structeval.render.paint.lettering import draw_text
+from structeval.render.scene import fonts as F
+from structeval.render.scene.cmap import FontFileError, mapped_characters
 
 from .test_phrasebook import GABLE
 
@@ -171,7 +171,7 @@ def test_hand_lettering_wobbles_with_the_seed(chinese: None) -> None:
 
 
 def test_every_language_has_a_lettering_for_each_style() -> None:
-    from structeval.render.styles import STYLES
+    from structeval.render.scene.styles import STYLES
 
     assert {s.lettering for s in STYLES.values()} <= set(F.LETTERINGS)
     assert set(LANGUAGES) == {"en", "zh"}

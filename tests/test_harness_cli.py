@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from structeval.harness.cli import main
+from structeval.harness.command.cli import main
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.process import common, kill_9_when, run_eval
 from tests.fakeserver.server import Answer, Call, Fail, FakeOpenAI, Reply, Script

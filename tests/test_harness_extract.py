@@ -1,4 +1,4 @@
-"""Finding the FrameCalc JSON in free-form answers (structeval.harness.extract)."""
+"""Finding the FrameCalc JSON in free-form answers (structeval.harness.answers.extract)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structeval.harness.extract import extract_json
+from structeval.harness.answers.extract import extract_json
 
 MODEL = {"points": [{"id": "A", "x": 0, "y": 0}, {"id": "B", "x": 4, "y": 0}],
          "links": [{"id": "L1", "a": "A", "b": "B"}], "supports": [], "loads": []}

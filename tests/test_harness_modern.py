@@ -18,10 +18,10 @@ import pytest
 from PIL import Image
 
 from structeval.harness import GradingSettings, RetryPolicy, RunDirError, Session
-from structeval.harness.cost import Prices
-from structeval.harness.provenance import WASM
-from structeval.harness.settings import TransportSettings
-from structeval.harness.trace import read_trace
+from structeval.harness.common.settings import TransportSettings
+from structeval.harness.common.trace import read_trace
+from structeval.harness.run.cost import Prices
+from structeval.harness.run.provenance import WASM
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.process import common, run_eval
 from tests.fakeserver.server import Answer, FakeOpenAI, OpenAIRules, Script
@@ -175,7 +175,7 @@ def test_the_first_request_probes_and_the_others_wait_for_its_refusal(data, tmp_
     """With four tasks in flight and a fatal refusal, only the probe is ever sent."""
     _, tasks = data
     rules = OpenAIRules(perfect_script(tasks), token_limit_max=4096)
-    from structeval.harness.negotiation import ParameterRejected
+    from structeval.harness.client.negotiation import ParameterRejected
 
     with FakeOpenAI(rules) as server:
         with pytest.raises(ParameterRejected, match="--max-tokens"):
@@ -190,7 +190,7 @@ def test_a_slow_first_request_does_not_hold_the_others():
     import threading
     import time
 
-    from structeval.harness.negotiation import Negotiator
+    from structeval.harness.client.negotiation import Negotiator
 
     negotiator = Negotiator(api_base_token_parameter="max_tokens", probe_grace=0.2)
     _, probe = negotiator.acquire()

@@ -11,9 +11,9 @@ import re
 import pytest
 
 from structeval import parse_model, solve
-from structeval.harness.extract import extract_json
-from structeval.harness.prompts import example_model, repair_text, system_prompt, task_text
-from structeval.harness.settings import PROMPT_TYPES
+from structeval.harness.answers.extract import extract_json
+from structeval.harness.common.settings import PROMPT_TYPES
+from structeval.harness.inputs.prompts import example_model, repair_text, system_prompt, task_text
 from structeval.model import DEFAULT_A, DEFAULT_E, DEFAULT_IZ
 
 REQUIRED_TERMS = [

@@ -14,9 +14,9 @@ import pytest
 
 from structeval import solve
 from structeval.harness import GradingSettings, RetryPolicy, RunDirError, Session
-from structeval.harness.prompts import system_prompt
-from structeval.harness.settings import TransportSettings
-from structeval.harness.trace import read_trace
+from structeval.harness.common.settings import TransportSettings
+from structeval.harness.common.trace import read_trace
+from structeval.harness.inputs.prompts import system_prompt
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.server import Answer, Cut, EchoAuth, Fail, FakeOpenAI, Script
 

@@ -13,14 +13,14 @@ import time
 
 import pytest
 
-from structeval.harness.settings import RetryPolicy
-from structeval.harness.transport import (
+from structeval.harness.client.transport import (
     ChatTransport,
     ServiceFatal,
     ServiceUnavailable,
     parse_retry_after,
     token_limit_parameter,
 )
+from structeval.harness.common.settings import RetryPolicy
 from tests.fakeserver.server import Answer, Cut, Fail, FakeOpenAI
 
 MESSAGES = [{"role": "user", "content": "describe"}]

@@ -18,7 +18,7 @@ inspect_ai = pytest.importorskip("inspect_ai", reason="inspect-ai is not install
 
 from click.testing import CliRunner  # noqa: E402
 
-from structeval.harness.cli import main as run_eval_main  # noqa: E402
+from structeval.harness.command.cli import main as run_eval_main  # noqa: E402
 from tests.fakeserver import fixture as fx  # noqa: E402
 from tests.fakeserver.server import Answer, FakeOpenAI, Script  # noqa: E402
 
@@ -185,7 +185,7 @@ def test_task_parameters_select_like_the_cli(data):
 def test_chinese_prompts_feedback_and_credit_equal_run_eval(data, tmp_path):
     """-T lang=zh: the same Chinese conversations as ``run_eval.py --lang zh`` (system
     prompt, task text, repair feedback), and the same credit per task."""
-    from structeval.harness.prompts import system_prompt
+    from structeval.harness.inputs.prompts import system_prompt
     from structeval.inspect_task import structeval
 
     root, tasks = data

@@ -18,10 +18,11 @@ import re
 import pytest
 
 from structeval import parse_model
-from structeval.harness import prompt_en, prompt_zh
-from structeval.harness.extract import extract_json
-from structeval.harness.grading import grade_answer
-from structeval.harness.prompts import (
+from structeval.harness.answers.extract import extract_json
+from structeval.harness.answers.grading import grade_answer
+from structeval.harness.common.settings import PROMPT_TYPES
+from structeval.harness.inputs import prompt_en, prompt_zh
+from structeval.harness.inputs.prompts import (
     LANGUAGES,
     example_json,
     example_model,
@@ -30,7 +31,6 @@ from structeval.harness.prompts import (
     system_prompt,
     task_text,
 )
-from structeval.harness.settings import PROMPT_TYPES
 from structeval.scoring import score
 from structeval.scoring.wording import TEMPLATES, placeholders
 from tests.fakeserver import fixture as fx

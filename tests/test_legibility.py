@@ -18,10 +18,10 @@ from structeval.dataset import DATA_DIR
 from structeval.dataset.rawfile import presentation_of
 from structeval.model import parse_model
 from structeval.render import layout_model, render_model
-from structeval.render.glyphs import Glyph
-from structeval.render.layout import LayoutItem
 from structeval.render.legibility import RULES, Record, check
-from structeval.render.shapes import Box
+from structeval.render.scene.glyphs import Glyph
+from structeval.render.scene.layout import LayoutItem
+from structeval.render.scene.shapes import Box
 
 from .conftest import ROOT
 from .shipped_figures import TIMINGS, ShippedFigure

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from structeval.dataset import DATA_DIR, DatasetError, load_tasks
 from structeval.dataset.ground_truth import generate
 from structeval.dataset.rawfile import check_block
-from structeval.harness.cli import main as run_eval_main
+from structeval.harness.command.cli import main as run_eval_main
 from structeval.presentation import (
     FACTORS,
     Presentation,

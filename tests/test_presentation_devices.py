@@ -21,10 +21,10 @@ from structeval.dataset.notes import MILLIMETRES, PARAMETRIC, task_notes
 from structeval.model import parse_model
 from structeval.model.types import Model
 from structeval.presentation import Presentation
-from structeval.render import exam as exam_module
 from structeval.render import layout_model, render_model
 from structeval.render.legibility import RULES, Record, check
-from structeval.render.value_text import short_ratio, term
+from structeval.render.reading import exam as exam_module
+from structeval.render.reading.value_text import short_ratio, term
 from structeval.scoring import score
 
 from .exam_models import building_frame, pitched_portal, roof_truss, symmetric_beam
@@ -391,7 +391,7 @@ def test_synthesize_draws_the_new_presentations(tmp_path) -> None:  # type: igno
 def test_the_repeat_sign_is_full_size_in_every_lettering() -> None:
     """"3 × a" must not read as "3 · a" (one interval of 3a): in every lettering the
     cross is at least as tall as a lower-case x (the brush face's own is dot-sized)."""
-    from structeval.render.fonts import LETTERINGS, text_size
+    from structeval.render.scene.fonts import LETTERINGS, text_size
 
     for name in LETTERINGS:
         cross, x = text_size("×", 20, name), text_size("x", 20, name)

@@ -26,9 +26,9 @@ from structeval.dataset.paths import RAW_DIR
 from structeval.dataset.rawfile import presentation_of, read_raw
 from structeval.presentation import Presentation
 from structeval.render import RenderError, layout_model, render_model
-from structeval.render.exam_page import PageFacts
+from structeval.render.compose.exam_page import PageFacts
 from structeval.render.legibility import check
-from structeval.render.pencil import OVERSHOOT, Pencil
+from structeval.render.paint.pencil import OVERSHOOT, Pencil
 from structeval.scoring import score
 
 from .symbolic_reader import read_drawing

@@ -24,7 +24,7 @@ from structeval import solve
 from structeval.dataset.ground_truth import generate
 from structeval.dataset.wellposed import near_mechanism, well_posed
 from structeval.fe import MechanismError, SolverError, analyze
-from structeval.harness.grading import grade_answer
+from structeval.harness.answers.grading import grade_answer
 from structeval.model import parse_model
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.process import ROOT, run_eval

@@ -18,16 +18,16 @@ import tracemalloc
 
 import pytest
 
-from structeval.harness.json_prefix import PrefixError, loads_prefix
-from structeval.harness.response import MalformedReply, sse_events
-from structeval.harness.settings import RetryPolicy, WaitBudget
-from structeval.harness.trace import REDACTED, Redactor, redact_then_cut
-from structeval.harness.transport import (
+from structeval.harness.client.json_prefix import PrefixError, loads_prefix
+from structeval.harness.client.response import MalformedReply, sse_events
+from structeval.harness.client.transport import (
     ChatTransport,
     RequestRejected,
     ServiceUnavailable,
     parse_retry_after,
 )
+from structeval.harness.common.settings import RetryPolicy, WaitBudget
+from structeval.harness.common.trace import REDACTED, Redactor, redact_then_cut
 from tests.fakeserver.server import Answer, Fail, FakeOpenAI, Huge, Raw, Trickle
 
 SHORT_KEY = "sk-Z9q8W7e6"  # 11 characters

@@ -38,7 +38,7 @@ from structeval.render import (
     render_model,
     render_moment_diagram,
 )
-from structeval.render.shapes import Box, Capsule, touches
+from structeval.render.scene.shapes import Box, Capsule, touches
 
 from .conftest import ROOT, shared_dir
 

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from structeval.harness import GradingSettings, RetryPolicy, Session
-from structeval.harness.settings import TransportSettings
+from structeval.harness.common.settings import TransportSettings
 from structeval.reports.report import build_report
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.server import Answer, Fail, FakeOpenAI, Script

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from structeval.harness import GradingSettings, RetryPolicy, Session
-from structeval.harness.settings import TransportSettings
-from structeval.harness.trace import read_trace
+from structeval.harness.common.settings import TransportSettings
+from structeval.harness.common.trace import read_trace
 from structeval.reports.leaderboard import leaderboard
 from structeval.reports.runfiles import load_results
 from tests.fakeserver import fixture as fx

@@ -16,9 +16,9 @@ import pytest
 
 from structeval.dataset import load_tasks
 from structeval.harness import GradingSettings, RetryPolicy, Session
-from structeval.harness.rescore import RescoreError, rescore_run
-from structeval.harness.settings import TransportSettings
-from structeval.harness.trace import read_trace
+from structeval.harness.common.settings import TransportSettings
+from structeval.harness.common.trace import read_trace
+from structeval.harness.run.rescore import RescoreError, rescore_run
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.server import Answer, Fail, FakeOpenAI, Script
 

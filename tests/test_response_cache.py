@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from structeval.harness import GradingSettings, RetryPolicy, Session
-from structeval.harness.response_cache import (
+from structeval.harness.common.settings import TransportSettings
+from structeval.harness.common.trace import Redactor
+from structeval.harness.run.response_cache import (
     ResponseCache,
     StoredReply,
     default_root,
     parse_size,
     request_key,
 )
-from structeval.harness.settings import TransportSettings
-from structeval.harness.trace import Redactor
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.process import common, kill_9_when, run_eval
 from tests.fakeserver.server import Answer, Call, EchoAuth, FakeOpenAI, Reply, Script

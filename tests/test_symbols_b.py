@@ -26,10 +26,10 @@ from structeval.generation.generator import synthesize
 from structeval.generation.selection import HARD
 from structeval.model import Model, parse_model
 from structeval.render import FigureLayout, RenderResult, layout_model, render_model
-from structeval.render.glyphs import Glyph
-from structeval.render.layout import LayoutItem
 from structeval.render.legibility import RULES, Record, check
-from structeval.render.link_supports import NAMES
+from structeval.render.scene.glyphs import Glyph
+from structeval.render.scene.layout import LayoutItem
+from structeval.render.symbols.link_supports import NAMES
 from structeval.scoring import score
 
 from .conftest import REPORTS

@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "src"))
 
-from structeval.harness.settings import RetryPolicy  # noqa: E402
-from structeval.harness.transport import ChatTransport, ServiceUnavailable  # noqa: E402
+from structeval.harness.client.transport import ChatTransport, ServiceUnavailable  # noqa: E402
+from structeval.harness.common.settings import RetryPolicy  # noqa: E402
 from tests.fakeserver import fixture as fx  # noqa: E402
 from tests.fakeserver.process import RUN_EVAL, common, run_measured  # noqa: E402
 from tests.fakeserver.server import Answer, FakeOpenAI, Huge, Trickle  # noqa: E402

@@ -13,7 +13,7 @@ statement naming its category). A plain FrameCalc file is drawn bare (no notes b
 English, symbol set a) unless ``--presentation`` or ``--language`` asks for a task's
 figure. ``--language X`` is short for ``--presentation language=X``. An output named
 ``*.dxf`` is the same figure as a DXF drawing (needs ezdxf; see
-``structeval.render.dxf``). Chinese texts need the Debian package fonts-noto-cjk, the
+``structeval.render.cad.dxf``). Chinese texts need the Debian package fonts-noto-cjk, the
 sketch style fonts-comic-neue (and fonts-arphic-ukai for Chinese).
 
 Exit status: 0 on success, 2 when the model (or an option) cannot be drawn, with the
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         model = parse_model(text)
         if args.output.suffix.lower() == ".dxf":
-            from structeval.render.dxf import render_dxf
+            from structeval.render.cad.dxf import render_dxf
 
             if args.moment or args.layout is not None:
                 print("error: --moment and --layout draw images; use a .png output",

@@ -3,7 +3,7 @@
 ``python tools/rescore.py RUN_DIR [--tolerance T] [--output NEW] [--data-dir DIR]``.
 
 Attempt 1 of every scored task is graded again from its stored answer; repair
-attempts are kept as recorded (and marked so); see ``structeval.harness.rescore``
+attempts are kept as recorded (and marked so); see ``structeval.harness.run.rescore``
 for exactly what is recomputed. The result is a normal run directory (default
 ``RUN_DIR-rescored``) that tools/report.py, tools/compare.py and
 tools/leaderboard.py accept. Exit 0 done; 2 the run, the dataset or the output
@@ -23,7 +23,7 @@ try:
 except ModuleNotFoundError:  # run from a checkout whose package was not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from structeval.harness.rescore import rescore_run
+from structeval.harness.run.rescore import rescore_run
 from structeval.model.errors import StructEvalError
 
 

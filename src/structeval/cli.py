@@ -113,7 +113,7 @@ def evaluate(ctx: click.Context) -> None:
     reachable from the package; the dataset is named with --data-dir or
     STRUCTEVAL_DATA when there is no checkout.
     """
-    from .harness.cli import main as run_eval
+    from .harness.command.cli import main as run_eval
 
     run_eval.main(args=list(ctx.args), prog_name=f"{ctx.find_root().info_name} eval")
 

@@ -4,10 +4,10 @@ Why: many researchers run every benchmark through inspect_ai, so they get every
 provider inspect supports (OpenAI, Anthropic, Google, vLLM, Hugging Face, any
 OpenAI-compatible server) and its logs and viewer. The task is the same
 benchmark as ``run_eval.py``, not a re-implementation of its rules: the same
-system prompt (:func:`structeval.harness.prompts.system_prompt`), task text,
+system prompt (:func:`structeval.harness.inputs.prompts.system_prompt`), task text,
 image encoding, answer extraction and grading
-(:func:`structeval.harness.grading.grade_answer`), repair feedback
-(:func:`~structeval.harness.prompts.repair_text`), and the same rule that only
+(:func:`structeval.harness.answers.grading.grade_answer`), repair feedback
+(:func:`~structeval.harness.inputs.prompts.repair_text`), and the same rule that only
 the last failed exchange stays in context. So a model's per-task credit is the
 one ``run_eval.py`` gives for the same answers.
 
@@ -58,11 +58,11 @@ from inspect_ai.solver import Generate, TaskState, solver
 from structeval.dataset import Task as DatasetTask
 from structeval.dataset import load_tasks
 from structeval.dataset.benchmark import BENCHMARK
-from structeval.harness.grading import grade_answer, language_grader
-from structeval.harness.images import encode_image
-from structeval.harness.prompts import LANGUAGES, repair_text, system_prompt, task_text
-from structeval.harness.repair_loop import best_attempt
-from structeval.harness.settings import PROMPT_TYPES
+from structeval.harness.answers.grading import grade_answer, language_grader
+from structeval.harness.common.settings import PROMPT_TYPES
+from structeval.harness.inputs.images import encode_image
+from structeval.harness.inputs.prompts import LANGUAGES, repair_text, system_prompt, task_text
+from structeval.harness.run.repair_loop import best_attempt
 from structeval.model import Model, dumps_model
 from structeval.model.errors import StructEvalError
 from structeval.presentation import parse_selectors

@@ -9,7 +9,7 @@ Never loosen the reader to pass, and never special-case a task.
 
 What the reader may use (the rules that make it an honest proof)
 ----------------------------------------------------------------
-* Only the *picture*: per drawn item its glyph (:mod:`structeval.render.glyphs`:
+* Only the *picture*: per drawn item its glyph (:mod:`structeval.render.scene.glyphs`:
   member ends, hinge circles, which support symbol stands where and which way its
   ground lies, arrow tails and tips, rows of arrows, arcs with their heads, angle
   marks, dimension chains with their ticks and extension lines), its kind, the

@@ -52,7 +52,7 @@ def render_drawings(model: Model, block: dict[str, Any], image: Path | None,
                     dxf: Path | None) -> None:
     """Draw a problem's image and/or DXF (either may be None: not wanted) from its
     ``problem`` block, as the task is shown; with both, the figure is laid out once."""
-    from ..render.dxf import render_dxf, render_with_dxf
+    from ..render.cad.dxf import render_dxf, render_with_dxf
 
     style, seed = block["image"]["style"], block["image"]["seed"]
     shown = presentation_of(block).with_(style=style)

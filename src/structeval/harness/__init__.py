@@ -6,15 +6,15 @@ Formats of ``run.json``, ``trace.jsonl`` and ``results.json`` are documented in
 ``RUN_FORMAT.md`` beside this module.
 """
 
-from .extract import Extraction, extract_json
-from .grading import STAGES, Grade, grade_answer
-from .prompts import LANGUAGES, MODALITIES, repair_text, system_prompt, task_text
-from .rescore import RescoreError, rescore_run
-from .response_cache import ResponseCache
-from .results import TaskResult, summarize
-from .runner import RunDirError, Session, SessionOutcome
-from .settings import PROMPT_TYPES, GradingSettings, RetryPolicy, TransportSettings
-from .transport import ChatReply, ChatTransport, ServiceFatal, ServiceUnavailable
+from .answers.extract import Extraction, extract_json
+from .answers.grading import STAGES, Grade, grade_answer
+from .client.transport import ChatReply, ChatTransport, ServiceFatal, ServiceUnavailable
+from .common.settings import PROMPT_TYPES, GradingSettings, RetryPolicy, TransportSettings
+from .inputs.prompts import LANGUAGES, MODALITIES, repair_text, system_prompt, task_text
+from .run.rescore import RescoreError, rescore_run
+from .run.response_cache import ResponseCache
+from .run.results import TaskResult, summarize
+from .run.runner import RunDirError, Session, SessionOutcome
 
 __all__ = [
     "LANGUAGES", "MODALITIES", "PROMPT_TYPES", "STAGES", "ChatReply", "ChatTransport",

@@ -8,12 +8,12 @@ draws its bending-moment diagram. Both record every drawn thing (``RenderResult
 :mod:`.legibility` check it.
 """
 
-from .errors import RenderError
-from .figure import MIN_LONG_SIDE, layout_model, render_model
-from .layout import LayoutItem
-from .moment_diagram import moment_diagram_result, render_moment_diagram
-from .result import FigureLayout, RenderResult
-from .styles import SCHEMES, STYLES
+from .compose.figure import MIN_LONG_SIDE, layout_model, render_model
+from .compose.moment_diagram import moment_diagram_result, render_moment_diagram
+from .scene.errors import RenderError
+from .scene.layout import LayoutItem
+from .scene.result import FigureLayout, RenderResult
+from .scene.styles import SCHEMES, STYLES
 
 __all__ = ["MIN_LONG_SIDE", "SCHEMES", "STYLES", "FigureLayout", "LayoutItem", "RenderError",
            "RenderResult", "layout_model", "moment_diagram_result", "render_model",

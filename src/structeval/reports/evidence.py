@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..harness.trace import TraceReader
+from ..harness.common.trace import TraceReader
 from .runfiles import TRACE_FILE
 
 #: Characters of a raw answer kept per attempt (the page shows 20,000; the trace has all).

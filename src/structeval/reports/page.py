@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from ..harness.grading import STAGES
+from ..harness.answers.grading import STAGES
 from ..statistics.resampling import weighted_mean
 from ..statistics.runs import TaskScores, per_task
 from .charts import grouped_bars, stage_bars

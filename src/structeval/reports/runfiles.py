@@ -205,7 +205,7 @@ def _info(directory: Path, fallback: str) -> RunInfo:
 def trace_fingerprints(run: RunResults) -> dict[str, str]:
     """Task id → fingerprint of what was asked (ground truth, image, notes) from the last
     ``task`` record in trace.jsonl; empty when there is no readable trace."""
-    from ..harness.trace import TraceReader
+    from ..harness.common.trace import TraceReader
     from ..safe_files import FileAccessError
 
     out: dict[str, str] = {}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..harness.extract import extract_json
+from ..harness.answers.extract import extract_json
 from ..model import Model, ModelError, parse_model
 from .differences import Differences, find_differences
 from .evidence import TaskEvidence

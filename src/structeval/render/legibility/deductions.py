@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..shapes import XY
+from ..scene.shapes import XY
 from .record import Record
 
 ON = 2.0  # px: a mirror image this close to a place is that place

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..layout import LayoutItem
+from ..scene.layout import LayoutItem
 from .deductions import _mirror
 from .record import Record, Violation, box_distance
 from .texts import NEAREST_PAD, NEAREST_RATIO

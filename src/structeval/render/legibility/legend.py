@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from ...phrasebook import LANGUAGES, say
-from ..layout import LayoutItem
-from ..shapes import XY, Rect, rects_overlap
+from ..scene.layout import LayoutItem
+from ..scene.shapes import XY, Rect, rects_overlap
 from .record import Record, Violation
 
 UNIT_WORDS = re.compile(r"kN/m|kN·m|kN|mm|\bm\b|°")

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 
-from ..layout import LayoutItem
-from ..shapes import XY
+from ..scene.layout import LayoutItem
+from ..scene.shapes import XY
 from .record import Record, Violation, point_segment
 
 #: bars per set b symbol

@@ -9,7 +9,7 @@ anything of the figure. (The figure's labels keep off the page texts through the
 
 from __future__ import annotations
 
-from ..shapes import touches
+from ..scene.shapes import touches
 from .record import Record, Violation
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from ..glyphs import Anchor
-from ..layout import LayoutItem
-from ..shapes import XY, Box, Capsule, Shape, touches
+from ..scene.glyphs import Anchor
+from ..scene.layout import LayoutItem
+from ..scene.shapes import XY, Box, Capsule, Shape, touches
 from .deductions import deduce
 from .record import Record, Violation, point_segment
 

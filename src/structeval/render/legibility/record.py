@@ -10,8 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..layout import LayoutItem
-from ..shapes import XY, Rect, point_segment_distance, segment_rect_distance
+from ..scene.layout import LayoutItem
+from ..scene.shapes import XY, Rect, point_segment_distance, segment_rect_distance
 
 point_segment = point_segment_distance
 

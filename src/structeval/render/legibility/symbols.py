@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 
-from ..layout import LayoutItem
-from ..shapes import Capsule, Shape, polyline_capsules, touches
+from ..scene.layout import LayoutItem
+from ..scene.shapes import Capsule, Shape, polyline_capsules, touches
 from .link_symbols import link_bars, one_set
 from .record import Record, Violation, arc_points
 

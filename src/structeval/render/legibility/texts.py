@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 import re
 
-from ..layout import LayoutItem
-from ..shapes import Box, touches
+from ..scene.layout import LayoutItem
+from ..scene.shapes import Box, touches
 from .record import Record, Violation, box_distance, glyph_segments
 
 NEAREST_RATIO = 1.25  # another glyph must be at least this much further …

@@ -1,0 +1,120 @@
+"""What the model is shown of a task: its drawing as an image, or as the text of its DXF file.
+
+``--modality image`` (the default) sends the task image as a data URL, optionally
+downscaled (:mod:`.images`). ``--modality dxf`` sends no image at all: the user
+message carries the task text with a paragraph saying that a DXF file follows
+(:func:`.prompts.task_text`), then the file's text as a second text part. Tasks
+without a DXF file are skipped by the session (and counted).
+
+DXF files are read up to :data:`MAX_DXF_BYTES` (1 MiB by default, ``--max-dxf-kb``;
+a drawing of a benchmark structure is 20–200 KB, and 1 MiB of DXF is already some
+300,000 tokens); a larger file, a binary DXF or a file that is not text makes the
+task unavailable with the reason, and nothing is sent. The text is sent as read
+(UTF-8, or cp1252 for the ANSI files of old AutoCAD versions). Traces store a
+placeholder with the size and sha256 instead of the text, as they do for images.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...model.errors import StructEvalError
+from ...safe_files import FileAccessError, FileTooLarge, read_capped
+from .images import MAX_IMAGE_BYTES, EncodedImage, ImageError, encode_image
+
+MAX_DXF_BYTES = 1 << 20
+_BINARY_DXF = b"AutoCAD Binary DXF"
+
+
+class DxfError(StructEvalError):
+    """A task's DXF file is missing, too large, binary or not text."""
+
+
+@dataclass(frozen=True)
+class DxfText:
+    text: str
+    sha256: str  # of the text as sent (UTF-8)
+    size: int  # bytes of the file
+
+    @property
+    def identity(self) -> str:
+        return self.sha256
+
+    def placeholder(self) -> str:
+        return f"<dxf {self.size} bytes {len(self.text)} characters sha256={self.sha256}>"
+
+
+def read_dxf(path: Path, max_bytes: int = MAX_DXF_BYTES) -> DxfText:
+    """The DXF file's text; DxfError with one sentence when it cannot be sent."""
+    try:
+        data = read_capped(path, max_bytes, "DXF file")
+    except FileTooLarge as exc:
+        raise DxfError(f"{exc} (raise it with --max-dxf-kb)") from None
+    except FileAccessError as exc:
+        raise DxfError(str(exc)) from None
+    if data.startswith(_BINARY_DXF) or b"\0" in data:
+        raise DxfError(f"{path} is a binary DXF file; only text (ASCII) DXF can be sent")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    if not text.strip():
+        raise DxfError(f"{path} is empty")
+    return DxfText(text, hashlib.sha256(text.encode("utf-8")).hexdigest(), len(data))
+
+
+@dataclass(frozen=True)
+class TaskInput:
+    """The encoded input of one task and how it appears in requests and traces."""
+
+    modality: str  # image | dxf
+    shown: EncodedImage | DxfText
+
+    @property
+    def identity(self) -> str:
+        """sha256 of what identifies the input (the original image file, the DXF text)."""
+        return self.shown.identity
+
+    def parts(self, text: str, *, traced: bool = False) -> list[dict[str, Any]]:
+        """The user message's content: the task text, then the image or the DXF text (a
+        placeholder when ``traced``)."""
+        first = {"type": "text", "text": text}
+        if isinstance(self.shown, DxfText):
+            body = self.shown.placeholder() if traced else self.shown.text
+            return [first, {"type": "text", "text": body}]
+        url = self.shown.placeholder() if traced else self.shown.data_url
+        return [first, {"type": "image_url", "image_url": {"url": url}}]
+
+    def trace_fields(self) -> dict[str, Any]:
+        if isinstance(self.shown, DxfText):
+            return {"dxf": {"sha256": self.shown.sha256, "bytes": self.shown.size,
+                            "characters": len(self.shown.text)}}
+        return {"image": self.shown.trace_fields()}
+
+    def image_pixels(self) -> tuple[int, int] | None:
+        return self.shown.pixels if isinstance(self.shown, EncodedImage) else None
+
+
+def prepare_input(task: Any, modality: str, *, max_image_bytes: int = MAX_IMAGE_BYTES,
+                  max_image_side: int | None = None,
+                  max_dxf_bytes: int = MAX_DXF_BYTES) -> TaskInput:
+    """Encode a task's input; ImageError / DxfError (both StructEvalError) when it cannot be
+    sent."""
+    if modality == "dxf":
+        path = getattr(task, "dxf_path", None)
+        if path is None:
+            raise DxfError(f"task {task.id} has no DXF file")
+        return TaskInput("dxf", read_dxf(Path(path), max_dxf_bytes))
+    return TaskInput("image", encode_image(task.image_path, max_image_bytes, max_image_side))
+
+
+def has_input(task: Any, modality: str) -> bool:
+    """Whether the task can be shown in this modality (a DXF run skips tasks without one)."""
+    return modality != "dxf" or getattr(task, "dxf_path", None) is not None
+
+
+__all__ = ["MAX_DXF_BYTES", "DxfError", "DxfText", "ImageError", "TaskInput", "has_input",
+           "prepare_input", "read_dxf"]

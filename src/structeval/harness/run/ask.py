@@ -1,0 +1,89 @@
+"""One request of an attempt: the response cache first, then the endpoint, and its cost.
+
+The cache key is computed over what *would* be sent now (the run's current
+parameter plan); a miss goes to the endpoint, and the reply is stored under the
+key of what *was* sent (a 400 may have adapted the plan on the way), so the next
+run with the same settings finds it at once. A cached reply is marked
+``from_cache`` and costs nothing now; its answer is cut to the current
+``--max-answer-chars`` as a fresh one would be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..client.negotiation import with_detail
+from ..client.response import AnswerText
+from ..client.transport import ChatReply, ChatTransport
+from ..common.settings import WaitBudget, public_url
+from .cost import CostMeter, Prices
+from .response_cache import ResponseCache, StoredReply, request_key
+
+
+@dataclass(frozen=True)
+class Asked:
+    reply: ChatReply
+    cache: str  # hit | miss | off
+    cost_usd: float | None  # at the run's prices; None: no prices or usage unknown
+
+
+def _stored(reply: ChatReply) -> StoredReply:
+    return StoredReply(reply.text, reply.finish_reason, reply.prompt_tokens,
+                       reply.completion_tokens, reply.total_tokens, reply.usage,
+                       reply.reasoning_tokens, reply.truncation, reply.response_model,
+                       reply.system_fingerprint, reply.latency_s)
+
+
+def _from_stored(stored: StoredReply, sent: dict[str, Any], detail: str | None,
+                 max_chars: int) -> ChatReply:
+    text, truncation = stored.text, stored.truncation
+    if len(text) > max_chars:
+        answer = AnswerText(max_chars)
+        answer.add(text)
+        text, truncation = answer.text(), answer.note()
+    return ChatReply(text, stored.finish_reason, stored.prompt_tokens, stored.completion_tokens,
+                     stored.total_tokens, stored.usage == "reported", stored.latency_s,
+                     usage=stored.usage, truncation=truncation,
+                     reasoning_tokens=stored.reasoning_tokens,
+                     response_model=stored.response_model,
+                     system_fingerprint=stored.system_fingerprint, sent=sent,
+                     image_detail=detail, from_cache=True)
+
+
+def ask(transport: ChatTransport, *, model: str, api_base: str | None,
+        messages: list[dict[str, Any]], temperature: float, max_tokens: int,
+        budget: WaitBudget | None, run: int, attempt: int, cache: ResponseCache | None,
+        prices: Prices | None, meter: CostMeter | None) -> Asked:
+    """The reply to one attempt's request (ServiceUnavailable / ServiceFatal as the
+    transport raises them)."""
+    endpoint = public_url(api_base)
+    if cache is not None:
+        plan = transport.negotiator.plan()
+        sent = plan.arguments(temperature, max_tokens)
+        key = request_key(endpoint=endpoint, model=model,
+                          messages=plan.with_detail(messages), parameters=sent, run=run,
+                          attempt=attempt)
+        stored = cache.get(key)
+        if stored is not None:
+            reply = _from_stored(stored, sent, plan.image_detail, transport.max_answer_chars)
+            return Asked(reply, "hit", _cost(reply, prices))
+    reply = transport.complete(model=model, messages=messages, temperature=temperature,
+                               max_tokens=max_tokens, budget=budget)
+    cost = _cost(reply, prices)
+    if meter is not None:
+        meter.add(cost)
+    if cache is None:
+        return Asked(reply, "off", cost)
+    key = request_key(endpoint=endpoint, model=model,
+                      messages=with_detail(messages, reply.image_detail),
+                      parameters=reply.sent, run=run, attempt=attempt)
+    if reply.truncation is None or not reply.truncation.get("more_unread"):
+        cache.put(key, _stored(replace(reply, incidents=())))
+    return Asked(reply, "miss", cost)
+
+
+def _cost(reply: ChatReply, prices: Prices | None) -> float | None:
+    if prices is None or not reply.usage_known:
+        return None
+    return prices.cost(reply.prompt_tokens, reply.completion_tokens)

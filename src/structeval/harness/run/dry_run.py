@@ -1,0 +1,128 @@
+"""``--dry-run``: what a run would send, how many tokens and dollars that is — sending nothing.
+
+Every selected task is prepared exactly as the run would prepare it (image
+downscaled, DXF read, the first attempt's messages built), so a task that cannot
+be sent is counted here too. Requests answered by the response cache are counted
+and cost nothing. The estimates are those of :mod:`.cost` (documented there):
+first attempts are estimated from their messages; a repair round costs the first
+prompt plus the previous answer and about 150 tokens of feedback, so the upper
+bound assumes every task needs every repair round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...model import dumps_model
+from ...model.errors import StructEvalError
+from ..client.negotiation import Negotiator
+from ..common.settings import GradingSettings, public_url
+from ..inputs.task_input import MAX_DXF_BYTES, has_input, prepare_input
+from .cost import Prices, answer_tokens, message_tokens
+from .repair_loop import TaskLike, conversation
+from .response_cache import ResponseCache, request_key
+
+FEEDBACK_TOKENS = 150  # a repair round's feedback, about
+
+
+@dataclass(frozen=True)
+class Estimate:
+    tasks: int
+    runs: int
+    skipped: int  # no DXF (a DXF run)
+    unsendable: list[tuple[str, str]]  # (task, why)
+    first_requests: int
+    cached: int  # first attempts the cache would answer
+    max_requests: int  # with every repair round
+    prompt_tokens: int  # first attempts, not cached
+    image_tokens: int  # of prompt_tokens
+    completion_tokens: int  # first attempts, not cached
+    max_prompt_tokens: int  # every repair round as well
+    repaired_completion_tokens: int  # every repair round as well
+    max_completion_tokens: int  # every request using all of max_tokens
+
+    def cost(self, prices: Prices) -> tuple[float, float, float]:
+        """(first attempts, with every repair round, every request at max_tokens)."""
+        first = prices.cost(self.prompt_tokens, self.completion_tokens)
+        repaired = prices.cost(self.max_prompt_tokens, self.repaired_completion_tokens)
+        ceiling = prices.cost(self.max_prompt_tokens, self.max_completion_tokens)
+        return first, repaired, ceiling
+
+    def to_json(self, prices: Prices | None) -> dict[str, Any]:
+        out: dict[str, Any] = {k: v for k, v in self.__dict__.items() if k != "unsendable"}
+        out["unsendable"] = [{"task": t, "reason": r} for t, r in self.unsendable]
+        if prices is not None:
+            first, repaired, ceiling = self.cost(prices)
+            out["cost_usd"] = {"first_attempts": round(first, 6),
+                               "with_repairs": round(repaired, 6),
+                               "ceiling": round(ceiling, 6), "prices": prices.to_json()}
+        return out
+
+
+def estimate(tasks: Sequence[TaskLike], *, grading: GradingSettings, system_prompt: str,
+             negotiator: Negotiator, api_base: str | None, runs: int,
+             cache: ResponseCache | None, max_image_bytes: int,
+             max_dxf_bytes: int = MAX_DXF_BYTES) -> Estimate:
+    plan = negotiator.plan()
+    sent = plan.arguments(grading.temperature, grading.max_tokens)
+    shown_tasks = [t for t in tasks if has_input(t, grading.modality)]
+    unsendable: list[tuple[str, str]] = []
+    first = cached = prompt = image = completion = max_prompt = 0
+    per_task = 1 + grading.max_retries
+    for task in shown_tasks:
+        try:
+            shown = prepare_input(task, grading.modality, max_image_bytes=max_image_bytes,
+                                  max_image_side=grading.max_image_side,
+                                  max_dxf_bytes=max_dxf_bytes)
+        except StructEvalError as exc:
+            unsendable.append((task.id, str(exc)))
+            continue
+        messages = conversation(system_prompt, task, shown, grading)
+        pixels = shown.image_pixels()
+        text, pictures = message_tokens(messages, {0: pixels} if pixels else {},
+                                        plan.image_detail)
+        answer = answer_tokens(dumps_model(task.model, indent=None))
+        for run in range(runs):
+            first += 1
+            if cache is not None and cache.peek(request_key(
+                    endpoint=public_url(api_base), model=grading.model,
+                    messages=plan.with_detail(messages), parameters=sent, run=run, attempt=1)):
+                cached += 1
+                continue
+            prompt += text + pictures
+            image += pictures
+            completion += answer
+            repair = text + pictures + answer + FEEDBACK_TOKENS
+            max_prompt += text + pictures + grading.max_retries * repair
+    sent_first = first - cached  # first attempts that would be sent
+    return Estimate(len(tasks), runs, len(tasks) - len(shown_tasks), unsendable, first, cached,
+                    first * per_task - cached, prompt, image, completion, max_prompt,
+                    completion * per_task, sent_first * per_task * grading.max_tokens)
+
+
+def format_estimate(e: Estimate, prices: Prices | None) -> str:
+    lines = ["Dry run: nothing was sent.",
+             f"Tasks: {e.tasks} selected × {e.runs} run(s)"
+             + (f"; {e.skipped} skipped (no DXF file)" if e.skipped else "")
+             + (f"; {len(e.unsendable)} cannot be sent" if e.unsendable else ""),
+             f"Requests: {e.first_requests} first attempt(s), {e.cached} of them answered by "
+             f"the response cache; at most {e.max_requests} with every repair round",
+             f"Estimated tokens to send: prompt {e.prompt_tokens:,} (images {e.image_tokens:,}), "
+             f"completion ≈ {e.completion_tokens:,} for the first attempts (answers the size of "
+             f"the structure's JSON; reasoning models write more); with every repair round at "
+             f"most {e.max_prompt_tokens:,} prompt tokens, and {e.max_completion_tokens:,} "
+             "completion tokens if every request used all of --max-tokens"]
+    if prices is not None:
+        first, repaired, ceiling = e.cost(prices)
+        lines.append(f"Estimated cost at ${prices.input_per_million:g} in / "
+                     f"${prices.output_per_million:g} out per million tokens: "
+                     f"${first:.4f} for the first attempts, ${repaired:.4f} with every repair "
+                     f"round, at most ${ceiling:.4f} if every answer used all of --max-tokens")
+    else:
+        lines.append("No prices given: pass --price-in/--price-out or --prices FILE for a "
+                     "cost estimate")
+    for task_id, reason in e.unsendable[:10]:
+        lines.append(f"  cannot be sent: {task_id}: {reason}")
+    return "\n".join(lines)

@@ -1,0 +1,296 @@
+"""``render_model``: a FrameCalc model drawn as a textbook exercise figure."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ...model.parse import parse_model
+from ...model.types import Model
+from ...presentation import Presentation, PresentationError
+from ..annotation.dimensions import distinct, draw_dimensions, features, plan_dimensions
+from ..annotation.figure_notes import draw_notes
+from ..annotation.legend import draw_legend
+from ..annotation.letters import place_letters
+from ..annotation.placement import RADII, place_label
+from ..legibility import RULES, Record, check
+from ..legibility.record import box_distance, glyph_segments
+from ..legibility.texts import NEAREST_PAD, NEAREST_RATIO, labelled_type
+from ..paint.degrade import degrade, tilt_map
+from ..paint.pencil import on_paper
+from ..paint.photocopy import photocopy
+from ..paint.raster import Canvas, canvas_for, placed_items, rasterize
+from ..reading.value_text import value_text
+from ..scene.errors import RenderError
+from ..scene.fonts import lettering
+from ..scene.layout import LayoutItem
+from ..scene.result import FigureLayout, RenderResult
+from ..scene.scene import Scene
+from ..scene.shapes import Rect
+from ..scene.styles import RGB, Style, get_style, parse_colour
+from ..symbols.arrows import LabelRequest
+from ..symbols.loads import draw_loads
+from ..symbols.members import draw_hinges, draw_members
+from ..symbols.supports import draw_supports
+from .exam_page import compose_page
+
+MAX_ELEMENTS = 2000  # beyond this a figure cannot be legible; refuse rather than crawl
+TARGET_SPAN_PX = 560.0  # the larger side of the structure
+MIN_GAP_PX = 58.0  # the shortest dimension fits its "0.25 m" between its ticks
+MAX_SPAN_PX = 2400.0
+MAX_CANVAS_PX = 6000
+MIN_LONG_SIDE = 1600  # px: delivered figures are at least this large on their long side
+ROOMIER = (1.0, 1.3, 1.7)  # scale factors tried in turn while a layout is too crowded
+MAX_GROWN_PX = 3000.0  # the larger side of a structure enlarged for room
+
+
+@dataclass(frozen=True)
+class Wording:
+    """The words a figure carries besides its values and letters: the notes block under
+    it (in ``language``, when ``notes``) and, on an exam page, the statement of a
+    ``category`` problem (beam, frame, truss; a generic "structure" when unknown)."""
+
+    language: str = "en"
+    notes: bool = False
+    category: str | None = None
+
+    @classmethod
+    def of(cls, presentation: Presentation | None, category: str | None) -> Wording:
+        """A task's figure (a presentation given) carries its notes in its language; a
+        bare figure (reports, quick looks) carries none."""
+        if presentation is None:
+            return cls(category=category)
+        return cls(presentation.language, True, category)
+
+
+def resolve_style(style: str | None, presentation: Presentation | None) -> str:
+    """The style to draw: an explicit ``style`` (it wins over the presentation's, so one
+    task can be drawn in every style), else the presentation's, else cad."""
+    if presentation is None:
+        return style or "cad"
+    if not isinstance(presentation, Presentation):
+        raise RenderError("presentation must be a structeval.presentation.Presentation")
+    return style or presentation.style
+
+
+def auto_scale(model: Model) -> float:
+    """Pixels per metre: the structure about TARGET_SPAN_PX wide, enlarged (up to a limit)
+    until the shortest dimension has room for its text."""
+    pts = features(model)
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    span = max(max(xs) - min(xs), max(ys) - min(ys))
+    if not span > 0:
+        return 100.0
+    tol = 1e-6 * span
+    gaps = [b - a for values in (distinct(xs, tol), distinct(ys, tol))
+            for a, b in itertools.pairwise(values)]
+    k = TARGET_SPAN_PX / span
+    if gaps:
+        k = max(k, MIN_GAP_PX / min(gaps))
+    return min(k, MAX_SPAN_PX / span)
+
+
+def as_model(model: Model | Mapping[str, Any] | str) -> Model:
+    return model if isinstance(model, Model) else parse_model(model)  # type: ignore[arg-type]
+
+
+def check_drawable(model: Model) -> None:
+    count = len(model.points) + len(model.links) + len(model.supports) + len(model.loads)
+    if count > MAX_ELEMENTS:
+        raise RenderError(f"the model has {count} elements; at most {MAX_ELEMENTS} can be drawn")
+
+
+def resolve_scale(model: Model, scale: float | None) -> float:
+    if scale is None:
+        return auto_scale(model)
+    if not isinstance(scale, int | float) or not math.isfinite(scale) or scale <= 0:
+        raise RenderError(f"scale must be a positive number of pixels per metre, got {scale!r}")
+    xs, ys = [p.x for p in model.points], [p.y for p in model.points]
+    span = max(max(xs) - min(xs), max(ys) - min(ys)) * scale
+    if span > MAX_CANVAS_PX:  # refuse before laying out a figure nobody could open
+        raise RenderError(f"at {scale:g} px/m the structure alone is {span:.0f} px across "
+                          f"(at most {MAX_CANVAS_PX} px); use a smaller scale")
+    return float(scale)
+
+
+def parse_highlight(highlight: Mapping[str, Any] | None) -> dict[str, RGB]:
+    if not highlight:
+        return {}
+    if not isinstance(highlight, Mapping):
+        raise RenderError("highlight must map element ids to colours")
+    return {str(key): parse_colour(value, str(key)) for key, value in highlight.items()}
+
+
+def nearest_own(scene: Scene, req: LabelRequest) -> Callable[[Rect], bool] | None:
+    """For a value text: accept only places where it is clearly nearest to its own glyph
+    (a reader gives a value to the nearest arrow, row, arc or angle mark)."""
+    gtype = labelled_type(scene.layout.items, req.owner, req.owner_type, req.role)
+    if gtype is None:
+        return None
+    mine, others = [], []
+    for it in scene.layout.items:
+        if it.glyph is not None and it.glyph.type == gtype:
+            (mine if it.owner == req.owner else others).append(glyph_segments(it))
+    if not mine or not others:
+        return None
+
+    def accept(rect: Rect) -> bool:
+        d_own = min(box_distance(rect, segs) for segs in mine)
+        return all(box_distance(rect, segs) >= NEAREST_RATIO * d_own + NEAREST_PAD
+                   for segs in others)
+
+    return accept
+
+
+def place_requests(scene: Scene, requests: list[LabelRequest]) -> None:
+    for req in requests:
+        place_label(scene, req.text, scene.style.sizes[req.size_key], req.owner, req.owner_type,
+                    req.role, anchor=req.anchor, prefer=req.prefer, colour_role=req.colour_role,
+                    radii=[req.first_gap + r - RADII[0] for r in RADII],
+                    accept=nearest_own(scene, req), also=req.also)
+
+
+def delivered(scene: Scene, style: Style, seed: int, min_long_side: int | None,
+              zoom: float | None) -> tuple[Canvas, list[LayoutItem]]:
+    """The canvas and the layout record in delivered pixels (after the scanned tilt)."""
+    canvas = canvas_for(scene, tilt_room=style.scanned or style.page,
+                        min_long_side=min_long_side, zoom=zoom)
+    items = placed_items(scene, canvas)
+    if style.scanned or style.page:
+        turn = tilt_map(canvas.width, canvas.height, seed)
+        items = [it.mapped(turn) for it in items]
+    return canvas, items
+
+
+def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
+           letters: dict[str, str], *, min_long_side: int | None = None,
+           zoom: float | None = None) -> RenderResult:
+    """Rasterise, degrade for the scanned style (lay on paper for the sketch, photocopy
+    for the exam page), and package the result."""
+    canvas, items = delivered(scene, style, seed, min_long_side, zoom)
+    image = rasterize(scene, canvas, seed, highlight)
+    jpeg = None
+    if style.scanned:
+        image, jpeg = degrade(image, seed, style.palette["paper"], canvas.zoom)
+    elif style.pencil:
+        image, jpeg = on_paper(image, seed, canvas.zoom)
+    elif style.page:
+        image, jpeg = photocopy(image, seed, canvas.zoom)
+    return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
+
+
+def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = None,
+            ) -> tuple[Scene, dict[str, str]]:
+    """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels,
+    in the presentation ``shown`` (its dimensioning, values and units)."""
+    shown = shown or Presentation()
+    scene = Scene(style, k, values=value_text(model, shown), shown=shown)
+    draw_members(scene, model)
+    draw_hinges(scene, model)
+    requests = draw_supports(scene, model)
+    requests += draw_loads(scene, model)
+    plans = plan_dimensions(scene, model)  # before labels: they keep off extension lines
+    letters = place_letters(scene, model)
+    place_requests(scene, requests)
+    draw_dimensions(scene, model, plans)  # last: chains go outside everything, labels included
+    draw_legend(scene)  # legend and unit note, below it all
+    return scene, letters
+
+
+def crowded(scene: Scene) -> bool:
+    """Whether the layout breaks a legibility rule that more room could mend."""
+    rec = Record(scene.layout.items, 0, 0, on_page=False)
+    return bool(check(rec, {k: v for k, v in RULES.items() if k != "size"}))
+
+
+def as_presentation(presentation: Presentation | Mapping[str, str] | None) -> Presentation:
+    if presentation is None or isinstance(presentation, Presentation):
+        return presentation or Presentation()
+    try:
+        return Presentation.from_json(presentation)
+    except PresentationError as exc:
+        raise RenderError(str(exc)) from None
+
+
+def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float | None,
+                scheme: str, seed: int = 0, wording: Wording | None = None,
+                shown: Presentation | None = None,
+                ) -> tuple[Scene, dict[str, str]]:
+    """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
+    first layout is too crowded to satisfy the legibility rules. Then its notes block
+    (when ``wording`` asks for one) and, for a page style, the page around it."""
+    parsed = as_model(model)
+    check_drawable(parsed)
+    st = get_style(style, scheme)
+    words = wording or Wording()
+    with lettering(st.lettering):
+        if scale is not None:
+            scene, letters = lay_out(parsed, st, resolve_scale(parsed, scale), shown)
+        else:
+            k = auto_scale(parsed)
+            span = _span(parsed)
+            for grow in ROOMIER:
+                scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)),
+                                         shown)
+                if not crowded(scene):
+                    break
+        if words.notes:
+            draw_notes(scene, parsed, words.language)
+    if st.page:
+        scene = compose_page(scene, seed, words.language, words.category)
+    return scene, letters
+
+
+def _span(model: Model) -> float:
+    xs, ys = [p.x for p in model.points], [p.y for p in model.points]
+    return max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
+
+
+def render_model(model: Model | Mapping[str, Any] | str, style: str | None = None,
+                 seed: int = 0, highlight: Mapping[str, Any] | None = None,
+                 scale: float | None = None, *, scheme: str = "normal",
+                 min_long_side: int | None = MIN_LONG_SIDE, zoom: float | None = None,
+                 presentation: Presentation | Mapping[str, str] | None = None,
+                 category: str | None = None) -> RenderResult:
+    """Draw ``model`` as an exam figure: members, hinges, supports, loads with values,
+    dimension chains and point letters, with no label touching anything else.
+
+    ``style`` is cad (the default), textbook, scanned, sketch or exam-page.
+    ``presentation`` (a :class:`Presentation` or its JSON block) draws the figure of a
+    task shown in that presentation: its style, its symbol set, the notes block under
+    the figure in its language, an exam page's statement in that language (naming the
+    ``category``); without it the figure is bare (no notes), in English, symbol set a.
+    ``highlight`` maps ids to colours: a bare id ("L3") colours every element with that
+    id; "point:P1", "link:L1", "support:S1", "load:LD2" name one kind; "hinge:L1:A" (a
+    released end) and "hinge:P4" (a joint circle) name hinges. ``scheme="ghost"`` draws
+    everything in pale colours. ``scale`` is design pixels per metre (default: fitted).
+    The figure is enlarged as a whole until its long side is at least ``min_long_side``
+    px (0 or None: its natural size, e.g. for thumbnails in reports), or by exactly
+    ``zoom``.
+    """
+    colours = parse_highlight(highlight)
+    shown = None if presentation is None else as_presentation(presentation)
+    name = resolve_style(style, shown)
+    scene, letters = build_scene(model, name, scale, scheme, seed,
+                                 Wording.of(shown, category), shown)
+    return finish(scene, scene.style, seed, colours, letters, min_long_side=min_long_side,
+                  zoom=zoom)
+
+
+def layout_model(model: Model | Mapping[str, Any] | str, style: str | None = None,
+                 seed: int = 0, scale: float | None = None, *, scheme: str = "normal",
+                 min_long_side: int | None = MIN_LONG_SIDE, zoom: float | None = None,
+                 presentation: Presentation | Mapping[str, str] | None = None,
+                 category: str | None = None) -> FigureLayout:
+    """The layout record :func:`render_model` would return with the same arguments,
+    without drawing a pixel (the scanned tilt included): for checks over many figures."""
+    shown = None if presentation is None else as_presentation(presentation)
+    name = resolve_style(style, shown)
+    scene, letters = build_scene(model, name, scale, scheme, seed,
+                                 Wording.of(shown, category), shown)
+    canvas, items = delivered(scene, scene.style, seed, min_long_side, zoom)
+    return FigureLayout(items, letters, scene.k, scene.style.name, seed, canvas.width,
+                        canvas.height, canvas.zoom)
