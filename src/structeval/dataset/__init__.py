@@ -6,7 +6,8 @@ Public API used by the harness (kept stable)::
 """
 
 from .errors import DatasetError
-from .loader import Task, load_tasks
+from .loader import Task
 from .paths import CATEGORIES, DATA_DIR, DIFFICULTIES
+from .sources import load_tasks
 
 __all__ = ["CATEGORIES", "DATA_DIR", "DIFFICULTIES", "DatasetError", "Task", "load_tasks"]

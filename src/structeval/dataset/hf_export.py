@@ -71,7 +71,7 @@ def export_dataset(data_dir: Path, out: Path, *, tasks: Sequence[Task] | None = 
     would otherwise be loaded with the new ones). ``progress`` wraps the task iterable
     (e.g. tqdm).
     """
-    from .loader import load_tasks
+    from .sources import load_tasks
 
     pa, pq = pyarrow_modules()
     data_dir = Path(data_dir)

@@ -1,4 +1,4 @@
-"""Load the benchmark's tasks, refusing any dataset that is unsafe, stale or incomplete.
+"""Load the tasks of a ``data/`` folder, refusing any dataset that is unsafe, stale or incomplete.
 
 A meta is untrusted input: its id and image name become paths only after they
 passed :func:`paths.is_safe_name` and resolve inside ``data/``; a meta file (or a
@@ -20,7 +20,6 @@ from typing import Any
 
 from ..model.types import Model
 from ..presentation import Presentation, PresentationError, matches
-from .benchmark import ALL, BENCHMARK, benchmark_ids
 from .errors import DatasetError
 from .paths import (
     CATEGORIES,
@@ -31,7 +30,6 @@ from .paths import (
     inside,
     is_safe_name,
     raw_path,
-    resolve_data_dir,
 )
 from .rawfile import presentation_of, read_raw, structure_of
 
@@ -175,44 +173,6 @@ def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any]) -> Task:
                 meta, meta.get("notes", ""), structure_of(block), shown, dxf)
 
 
-def load_tasks(data_dir: Path | str | None = None, *, split: str | None = None,
-               categories: Sequence[str] | None = None,
-               difficulties: Sequence[int] | None = None,
-               id_filter: str | None = None,
-               presentation: Mapping[str, Iterable[str]] | None = None) -> list[Task]:
-    """Every task that passes the filters, sorted by id, or one DatasetError listing all faults.
-
-    ``data_dir`` is a ``data/`` folder, a folder written by ``tools/export_hf.py`` or an
-    ``hf://owner/name@revision`` reference (default: :func:`paths.resolve_data_dir`).
-    ``split`` is a split name or several joined by commas, ``"all"`` (every task, like
-    None) or ``"benchmark"`` (the default selection of an evaluation,
-    :mod:`structeval.dataset.benchmark`); ``id_filter`` is a glob
-    (``beam-*``) or, without wildcards, a substring of the id; ``presentation`` maps
-    factors to accepted values (see :func:`structeval.presentation.parse_selectors`).
-    """
-    root = resolve_data_dir(data_dir)
-    if split == ALL:
-        split = None
-    if split == BENCHMARK:
-        return _benchmark(root, categories=categories, difficulties=difficulties,
-                          id_filter=id_filter, presentation=presentation)
-    select = {"split": split, "categories": categories, "difficulties": difficulties,
-              "id_filter": id_filter, "presentation": presentation}
-    from . import hf_load
-
-    if isinstance(root, str) or hf_load.is_export(root):
-        return hf_load.load_export_tasks(root, **select)
-    return _load_folder(root, **select)
-
-
-def _benchmark(root: Path | str, **filters: Any) -> list[Task]:
-    """The benchmark set (:mod:`benchmark`), narrowed by the other filters; every task of
-    a folder that holds none of the shipped splits."""
-    chosen = benchmark_ids(load_tasks(root))
-    narrowed = load_tasks(root, **filters)
-    return [t for t in narrowed if t.id in chosen] if chosen else narrowed
-
-
 def select_metas(metas: Iterable[dict[str, Any]], *, split: str | None,
                  categories: Sequence[str] | None, difficulties: Sequence[int] | None,
                  id_filter: str | None,
@@ -222,7 +182,7 @@ def select_metas(metas: Iterable[dict[str, Any]], *, split: str | None,
             if _matches(m, split, categories, difficulties, id_filter, presentation)]
 
 
-def _load_folder(data_dir: Path, *, split: str | None, categories: Sequence[str] | None,
+def load_folder(data_dir: Path, *, split: str | None, categories: Sequence[str] | None,
                  difficulties: Sequence[int] | None, id_filter: str | None,
                  presentation: Mapping[str, Iterable[str]] | None) -> list[Task]:
     data_dir = Path(data_dir)

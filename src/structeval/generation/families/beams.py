@@ -18,7 +18,7 @@ PIN, ROLLER, FIXED = (SupportKind.PIN, 0.0), (SupportKind.ROLLER, 0.0), (Support
 GUIDED = (SupportKind.SLIDER, 0.0)  # restrains x and rotation, free to slide vertically
 
 
-def _line(supports: dict[float, Support], hinges: set[float], extra: set[float],
+def beam_line(supports: dict[float, Support], hinges: set[float], extra: set[float],
           family: str, params: dict[str, object]) -> Skeleton:
     b = ModelBuilder()
     xs = sorted(set(supports) | hinges | extra)
@@ -33,7 +33,7 @@ def _line(supports: dict[float, Support], hinges: set[float], extra: set[float],
     return Skeleton(b.build(), family, params)
 
 
-def _extra_stations(rng: random.Random, length: float, taken: set[float], level: int,
+def extra_stations(rng: random.Random, length: float, taken: set[float], level: int,
                     ) -> set[float]:
     """Free points along the beam where loads may sit on a point (0–3 of them)."""
     free = [k * GRID for k in range(1, round(length / GRID))
@@ -48,7 +48,7 @@ def _single_span(rng: random.Random, level: int, family: str, lo: float, hi: flo
     length = grid(rng, lo, hi)
     left, right = ends if rng.random() >= swap else ends[::-1]
     supports = {0.0: left, length: right}
-    return _line(supports, set(), _extra_stations(rng, length, set(supports), level),
+    return beam_line(supports, set(), extra_stations(rng, length, set(supports), level),
                  family, {"span": length})
 
 
@@ -72,7 +72,7 @@ def cantilever(rng: random.Random, level: int) -> Skeleton:
     length = grid(rng, 1.5, 6)
     at = 0.0 if rng.random() < 0.6 else length
     supports = {at: FIXED}
-    return _line(supports, set(), _extra_stations(rng, length, {0.0, length}, level) | {
+    return beam_line(supports, set(), extra_stations(rng, length, {0.0, length}, level) | {
         0.0, length}, "cantilever", {"length": length, "fixed_at": at})
 
 
@@ -83,8 +83,8 @@ def overhanging(rng: random.Random, level: int) -> Skeleton:
     a, b = left, left + span
     supports = {a: PIN, b: ROLLER} if rng.random() < 0.6 else {a: ROLLER, b: PIN}
     total = b + right
-    extra = _extra_stations(rng, total, {0.0, a, b, total}, level) | {0.0, total}
-    return _line(supports, set(), extra, "overhanging",
+    extra = extra_stations(rng, total, {0.0, a, b, total}, level) | {0.0, total}
+    return beam_line(supports, set(), extra, "overhanging",
                  {"span": span, "overhang_left": left, "overhang_right": right})
 
 
@@ -107,8 +107,8 @@ def continuous(rng: random.Random, level: int) -> Skeleton:
         supports[xs[0]] = FIXED
     overhang = grid(rng, 1, 2.5) if rng.random() < 0.3 else 0.0
     extra = {xs[-1] + overhang} if overhang else set()
-    extra |= _extra_stations(rng, xs[-1], set(xs), level - 2)
-    return _line(supports, set(), extra, "continuous", {"spans": spans, "overhang": overhang})
+    extra |= extra_stations(rng, xs[-1], set(xs), level - 2)
+    return beam_line(supports, set(), extra, "continuous", {"spans": spans, "overhang": overhang})
 
 
 def gerber(rng: random.Random, level: int) -> Skeleton:
@@ -132,8 +132,8 @@ def gerber(rng: random.Random, level: int) -> Skeleton:
         inner = [a + k * GRID for k in range(2, round((b - a) / GRID) - 1)]
         if inner:
             hinges.add(rng.choice(inner))
-    extra = _extra_stations(rng, xs[-1], set(xs) | hinges, level - 2)
-    return _line(supports, hinges, extra, "gerber", {"spans": spans})
+    extra = extra_stations(rng, xs[-1], set(xs) | hinges, level - 2)
+    return beam_line(supports, hinges, extra, "gerber", {"spans": spans})
 
 
 #: name → (template, weight at levels 1..5)

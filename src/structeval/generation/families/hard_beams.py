@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from ...model.types import SupportKind
 from ..builder import GRID
-from .beams import FIXED, PIN, ROLLER, Support, _extra_stations, _line
+from .beams import FIXED, PIN, ROLLER, Support, beam_line, extra_stations
 from .common import Skeleton, grid
 
 MAX_LENGTH = 32.0  # m, supports to overhang tips
@@ -84,8 +84,8 @@ def gerber_long(rng: random.Random, level: int) -> Skeleton:
             hinges.update(_hinge_places(rng, xs[i], xs[i + 1], k))
     total = xs[-1] + right
     ends = {0.0, total}
-    extra = _extra_stations(rng, total, set(xs) | hinges | ends, level - 1) | ends
-    skeleton = _line(supports, hinges, extra, "gerber_long", {
+    extra = extra_stations(rng, total, set(xs) | hinges | ends, level - 1) | ends
+    skeleton = beam_line(supports, hinges, extra, "gerber_long", {
         "spans": spans, "overhang_left": left, "overhang_right": right,
         "hinges_per_span": per_span})
     return replace(skeleton, load_count=LOADS[level])

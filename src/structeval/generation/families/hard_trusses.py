@@ -16,7 +16,7 @@ import random
 from ...model.types import SupportKind
 from ..builder import ModelBuilder
 from .common import Skeleton, grid
-from .trusses import _supports, k_web
+from .trusses import k_web, truss_supports
 
 PIN, ROLLER = SupportKind.PIN, SupportKind.ROLLER
 LOADS = {1: (3, 4), 2: (4, 5), 3: (4, 6), 4: (6, 9), 5: (8, 12)}
@@ -65,7 +65,7 @@ def long_span(rng: random.Random, level: int) -> Skeleton:
             falling = (i % 2 == 1 if style == "warren_verticals"
                        else (style == "pratt") == left_half)
             b.bar(top[i], bottom[i + 1]) if falling else b.bar(bottom[i], top[i + 1])
-    sup = _supports(b, rng, level, bottom[0], bottom[n], bottom[n // 2])
+    sup = truss_supports(b, rng, level, bottom[0], bottom[n], bottom[n // 2])
     return Skeleton(b.build(), "long_span", {"style": style, "panels": n, "panel": w,
                                              "height": h, "supports": sup},
                     _deck(rng, bottom, top), load_count=LOADS[level])
@@ -109,7 +109,7 @@ def k_truss_long(rng: random.Random, level: int) -> Skeleton:
     h = float(rng.choice((2, 3, 4)))
     b = ModelBuilder()
     bottom, top = k_web(b, n, w, h)
-    sup = _supports(b, rng, level, bottom[0], bottom[n], bottom[n // 2])
+    sup = truss_supports(b, rng, level, bottom[0], bottom[n], bottom[n // 2])
     return Skeleton(b.build(), "k_truss_long", {"panels": n, "panel": w, "height": h,
                                                 "supports": sup},
                     _deck(rng, bottom, top), load_count=LOADS[level])
@@ -138,7 +138,7 @@ def fink_roof(rng: random.Random, level: int) -> Skeleton:
         b.support(ends[2], ROLLER)
         sup = "roller_pin_roller"
     else:
-        sup = _supports(b, rng, min(level, 3), ends[0], ends[1], None)
+        sup = truss_supports(b, rng, min(level, 3), ends[0], ends[1], None)
     return Skeleton(b.build(), "fink_roof", {"span": span, "height": height, "twin": twin,
                                              "supports": sup},
                     tuple(joints), load_count=LOADS[level])

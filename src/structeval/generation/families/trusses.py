@@ -16,7 +16,7 @@ from .common import Skeleton, grid
 PIN, ROLLER = SupportKind.PIN, SupportKind.ROLLER
 
 
-def _supports(b: ModelBuilder, rng: random.Random, level: int, left: str, right: str,
+def truss_supports(b: ModelBuilder, rng: random.Random, level: int, left: str, right: str,
               middle: str | None) -> str:
     """Pin + roller normally; more restraint (redundancy) at higher levels."""
     options = ["pin_roller"] * 3
@@ -54,7 +54,7 @@ def triangle(rng: random.Random, level: int) -> Skeleton:
     b.bar(a, c)
     b.bar(a, top)
     b.bar(top, c)
-    sup = _supports(b, rng, min(level, 3), a, c, None)
+    sup = truss_supports(b, rng, min(level, 3), a, c, None)
     return Skeleton(b.build(), "triangle", {"span": 2 * half, "height": height,
                                             "supports": sup}, (top,))
 
@@ -84,7 +84,7 @@ def parallel_chord(rng: random.Random, level: int, style: str) -> Skeleton:
             b.bar(top[i], bottom[i + 1])
         else:
             b.bar(bottom[i], top[i + 1])
-    sup = _supports(b, rng, level, bottom[0], bottom[n], bottom[n // 2])
+    sup = truss_supports(b, rng, level, bottom[0], bottom[n], bottom[n // 2])
     deck = tuple(bottom[1:n]) if rng.random() < 0.5 else tuple(top.values())
     return Skeleton(b.build(), style, {"panels": n, "panel": w, "height": h,
                                        "sloped_ends": sloped_ends, "supports": sup}, deck)
@@ -110,7 +110,8 @@ def warren(rng: random.Random, level: int) -> Skeleton:
         b.bar(top[i], bottom[i + 1])
         if i + 1 < n:
             b.bar(top[i], top[i + 1])
-    sup = _supports(b, rng, level, bottom[0], bottom[n], bottom[n // 2] if n % 2 == 0 else None)
+    sup = truss_supports(b, rng, level, bottom[0], bottom[n],
+                         bottom[n // 2] if n % 2 == 0 else None)
     joints = tuple(top) if rng.random() < 0.5 else tuple(bottom[1:n])
     return Skeleton(b.build(), "warren", {"panels": n, "panel": w, "height": h,
                                           "supports": sup}, joints)
@@ -122,7 +123,7 @@ def k_truss(rng: random.Random, level: int) -> Skeleton:
     w, h = grid(rng, 2, 3), float(rng.choice([2, 3, 4]))
     b = ModelBuilder()
     bottom, _ = k_web(b, n, w, h)
-    sup = _supports(b, rng, level, bottom[0], bottom[n], None)
+    sup = truss_supports(b, rng, level, bottom[0], bottom[n], None)
     return Skeleton(b.build(), "k_truss", {"panels": n, "panel": w, "height": h,
                                            "supports": sup}, tuple(bottom[1:n]))
 
@@ -171,7 +172,7 @@ def roof(rng: random.Random, level: int) -> Skeleton:
             b.bar(p, q)
         for p, q in ((q1, bottom[1]), (bottom[1], apex), (apex, bottom[2]), (bottom[2], q3)):
             b.bar(p, q)
-        sup = _supports(b, rng, level, bottom[0], bottom[3], None)
+        sup = truss_supports(b, rng, level, bottom[0], bottom[3], None)
         return Skeleton(b.build(), "fink", {"span": span, "height": height, "supports": sup},
                         (q1, apex, q3))
     k = 1 if kind == "king_post" else _panels(rng, level, 2, 4)
@@ -194,7 +195,7 @@ def roof(rng: random.Random, level: int) -> Skeleton:
             b.bar(bottom[i], top[i + 1])
         else:
             b.bar(top[i], bottom[i + 1])
-    sup = _supports(b, rng, level, bottom[0], bottom[2 * k], bottom[k] if level >= 4 else None)
+    sup = truss_supports(b, rng, level, bottom[0], bottom[2 * k], bottom[k] if level >= 4 else None)
     return Skeleton(b.build(), kind, {"half_panels": k, "panel": w, "rise_per_panel": dy,
                                       "supports": sup}, tuple(top.values()))
 

@@ -51,7 +51,7 @@ from ..inputs.task_input import DxfError, ImageError, prepare_input
 from . import provenance
 from .repair_loop import scored_result, task_factors, task_fingerprint
 from .results import SCORED, UNAVAILABLE, TaskResult, summarize
-from .runner import _default_data_dir, _previous_state, _write_json_atomic, data_root
+from .runner import data_root, default_data_dir, previous_state, write_json_atomic
 
 RESCORE_NOTE = ("attempt 1 of every scored task re-graded from its stored answer with the "
                 "current scorer and dataset; repair attempts kept as recorded")
@@ -158,11 +158,11 @@ def rescore_run(source: Path, *, output: Path | None = None, tolerance: float | 
     records = list(reader)
     if not records:
         raise RescoreError(f"{source}/trace.jsonl holds no records: nothing to rescore")
-    finished, next_session, past_wall, _ = _previous_state(records)
+    finished, next_session, past_wall, _ = previous_state(records)
     latest = _latest_task_records(records)
     attempts = _attempts(records)
 
-    source_data: Any = data_dir or _recorded_data_dir(manifest) or _default_data_dir()
+    source_data: Any = data_dir or _recorded_data_dir(manifest) or default_data_dir()
     ids = {task_id for _, task_id in finished}
     tasks = {t.id: t for t in load_tasks(source_data) if t.id in ids}
     root = data_root(list(tasks.values()), source_data)
@@ -331,7 +331,7 @@ def _write(output: Path, source: Path, records: list[dict[str, Any]],
         raise FileAccessError(explain_os_error(exc, output, "create")) from None
     for name in ("run.json", "trace.jsonl", "results.json"):
         refuse_symlink(output / name, "run file")
-    _write_json_atomic(output / "run.json", manifest, redact)
+    write_json_atomic(output / "run.json", manifest, redact)
     base = {"session": session, "elapsed_s": 0.0}
     lines = [dumps_line(rec, redact) for rec in records]
     lines.append(dumps_line({"type": "session", "run": 0, **base, "resumed": True,
@@ -342,6 +342,6 @@ def _write(output: Path, source: Path, records: list[dict[str, Any]],
     lines.append(dumps_line({"type": "session_end", "run": 0, **base, "wall_s": 0.0}, redact))
     # one atomic write (a rescore is not resumed line by line, unlike a run's trace)
     write_atomic(output / "trace.jsonl", ("\n".join(lines) + "\n").encode("utf-8"))
-    _write_json_atomic(output / "results.json",
+    write_json_atomic(output / "results.json",
                        {"summary": summary, "tasks": [r.results_entry() for r in results]},
                        redact)

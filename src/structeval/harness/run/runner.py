@@ -80,13 +80,13 @@ class SessionOutcome:
     stopped: int = 0  # (run, task) pairs not started because --max-cost was reached
 
 
-def _write_json_atomic(path: Path, data: Any, redact: Redactor) -> None:
+def write_json_atomic(path: Path, data: Any, redact: Redactor) -> None:
     pretty = json.dumps(jsonable(data, redact), indent=2, ensure_ascii=False,
                         allow_nan=False) + "\n"
     write_atomic(path, pretty.encode("utf-8"))
 
 
-def _previous_state(records: Iterable[dict[str, Any]],
+def previous_state(records: Iterable[dict[str, Any]],
                     ) -> tuple[dict[tuple[int, str], TaskResult], int, float, int]:
     """(last task result per (run, id), next session number, wall seconds of past sessions,
     task records that were not believable and are ignored). ``records`` is consumed once,
@@ -276,7 +276,7 @@ class Session:
         with self._manifest_lock:
             self._manifest_now["negotiated"] = {a.parameter: a.summary() for a in adaptations}
             self._manifest_now["negotiation"] = [a.to_json() for a in adaptations]
-            _write_json_atomic(self.run_path, self._manifest_now, self.redact)
+            write_json_atomic(self.run_path, self._manifest_now, self.redact)
         if self.cache is not None:
             self.cache.remember_negotiation(self._negotiation_scope(),
                                             [a.to_json() for a in adaptations])
@@ -309,7 +309,7 @@ class Session:
         if self._forced:
             echo("note: --force-resume: continuing although " + "; ".join(self._forced))
         reader = TraceReader(self.trace_path)
-        previous, session, past_wall, rejected = _previous_state(reader)
+        previous, session, past_wall, rejected = previous_state(reader)
         if reader.skipped or rejected:
             echo(f"note: skipped {reader.skipped + rejected} unreadable line(s) of "
                  f"{self.trace_path} (a session was killed mid-write, or the file was edited); "
@@ -317,7 +317,7 @@ class Session:
         manifest = self._manifest(stored, session, tasks)
         with self._manifest_lock:
             self._manifest_now = manifest
-            _write_json_atomic(self.run_path, manifest, self.redact)
+            write_json_atomic(self.run_path, manifest, self.redact)
 
         kept: dict[tuple[int, str], TaskResult] = {}
         pending: list[tuple[int, TaskLike]] = []
@@ -348,7 +348,7 @@ class Session:
         summary["cost"].update(self._cost_summary())
         summary["statistics"] = run_statistics(ordered)
         document = {"summary": summary, "tasks": [r.results_entry() for r in ordered]}
-        _write_json_atomic(self.results_path, document, self.redact)
+        write_json_atomic(self.results_path, document, self.redact)
         stopped = sum(r.stopped for r in ordered)
         return SessionOutcome(ordered, summary, len(kept), len(pending) - stopped, session,
                               tuple(skipped), stopped)
@@ -419,7 +419,7 @@ def _recorded(data_dir: Path | str | None) -> str | None:
     return text if text.startswith("hf://") else str(Path(text).resolve())
 
 
-def _default_data_dir() -> Path:
+def default_data_dir() -> Path:
     from ...dataset import DATA_DIR
 
     return Path(DATA_DIR)
@@ -435,4 +435,4 @@ def data_root(tasks: Sequence[TaskLike], data_dir: Path | str | None) -> Path:
             return Path(image).resolve().parent.parent
     if data_dir and not str(data_dir).startswith("hf://"):
         return Path(data_dir)
-    return _default_data_dir()
+    return default_data_dir()

@@ -23,93 +23,33 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...model.semantics import distributed_extent, link_axis, world_point_of_load
-from ...model.types import DistributedLoad, Model
+from ...model.types import Model
 from ..legibility.positions import BRIDGE_CAPS
 from ..reading.exam import ExamPlan, exam_plan, straight_runs
+from ..reading.stations import Place, distinct, features, places
 from ..scene.fonts import cap_height, text_size
 from ..scene.glyphs import Glyph
 from ..scene.scene import LAYER_THIN, Prim, Scene, Stroke
 from ..scene.shapes import XY, Box, Capsule, Rect, Shape
 from ..symbols.members import OWN_REACH
+from .chains import (
+    HALO,
+    OFFSET,
+    OVERSHOOT,
+    STOP_SHORT,
+    TICK,
+    Axis,
+    depths,
+    first_block,
+    thick_hit,
+    v_to_xy,
+)
 from .exam_marks import draw_axis, draw_levels, reserve_axis
 from .placement import place_label
 from .slopes import Slope, draw_slope, plan_slopes
 
-OFFSET = 24.0  # px from the drawing to the first chain
 TOTAL_OFFSET = 16.0
-TICK = 4.5
-OVERSHOOT = 4.0
-HALO = 2.5
-STOP_SHORT = 4.0  # px between an extension line's end and its place
 LOCAL_OFFSET = 26.0  # px from a member to a local chain beside it
-
-
-def features(model: Model) -> list[tuple[float, float]]:
-    """World (x, y) of every joint, concentrated load on a member and distributed-load edge."""
-    return [f.world for f in places(model)]
-
-
-@dataclass(frozen=True)
-class Place:
-    """A place a reader must locate: a joint or a load position on a member.
-
-    ``axes`` are the coordinates it needs from the chains: a joint both (unless a
-    member along an axis gives one), a place on a horizontal member only x, on a
-    vertical one only y, on an inclined one either (``"either"``).
-    """
-
-    world: XY
-    target: str  # "point:P3" or "link:L2"
-    axes: str  # "xy", "x", "y" or "either"
-
-
-def places(model: Model) -> list[Place]:
-    out = [Place((p.x, p.y), f"point:{p.id}", "xy") for p in model.points]
-    for load in model.loads:
-        if load.target.type != "link":
-            continue
-        link = model.link(load.target.id)
-        ex, ey, length = link_axis(model, link)
-        axes = "x" if abs(ey) < 1e-12 else "y" if abs(ex) < 1e-12 else "either"
-        pa = model.point(link.a)
-        if isinstance(load, DistributedLoad):
-            s0, s1, _ = distributed_extent(model, load)
-            stations = [s for s in (s0, s1) if 1e-9 < s < length - 1e-9]
-            out += [Place((pa.x + ex * s, pa.y + ey * s), f"link:{link.id}", axes)
-                    for s in stations]
-        else:
-            out.append(Place(world_point_of_load(model, load), f"link:{link.id}", axes))
-    return out
-
-
-def distinct(values: list[float], tol: float) -> list[float]:
-    out: list[float] = []
-    for v in sorted(values):
-        if not out or v - out[-1] > tol:
-            out.append(v)
-    return out
-
-
-@dataclass(frozen=True)
-class Axis:
-    """A chain's frame: ``along`` the chain, ``out`` away from the drawing (figure units)."""
-
-    name: str
-    along: XY
-    out: XY
-
-    def fig(self, a: float, o: float) -> XY:
-        return (a * self.along[0] + o * self.out[0], a * self.along[1] + o * self.out[1])
-
-    def coords(self, p: XY) -> tuple[float, float]:
-        return (p[0] * self.along[0] + p[1] * self.along[1],
-                p[0] * self.out[0] + p[1] * self.out[1])
-
-    def reach(self, r: Rect) -> float:
-        """How far out the rectangle extends."""
-        return max(self.coords(c)[1] for c in ((r[0], r[1]), (r[2], r[3]), (r[0], r[3]),
-                                               (r[2], r[1])))
 
 
 X_NEAR, X_FAR = Axis("x", (1.0, 0.0), (0.0, 1.0)), Axis("x", (1.0, 0.0), (0.0, -1.0))
@@ -188,35 +128,6 @@ def _crossings(axis: Axis, a0: float, o_from: float, o_to: float,
     return count
 
 
-def _heads(scene: Scene) -> list[tuple[int, Capsule]]:
-    """The arrowheads of forces: a thin line may cross a force's shaft, never its head."""
-    cached = scene.__dict__.get("_heads")
-    if cached is not None and cached[0] == len(scene.layout.items):
-        return cached[1]
-    out = []
-    for i, it in enumerate(scene.layout.items):
-        g = it.glyph
-        if g is not None and g.type == "arrow":
-            tail, tip = g.points["tail"], g.points["tip"]
-            n = math.dist(tail, tip)
-            k = min(1.0, (g.lengths["head"] + 2.0) / n) if n > 0 else 1.0
-            base = (tip[0] + (tail[0] - tip[0]) * k, tip[1] + (tail[1] - tip[1]) * k)
-            out.append((i, Capsule(base, tip, g.lengths["head_width"] / 2 + 1.0)))
-    scene.__dict__["_heads"] = (len(scene.layout.items), out)
-    return out
-
-
-def first_block(scene: Scene, origin: XY, direction: XY, room: float,
-                ignore: frozenset[int]) -> float | None:
-    """Distance to the first thing a thin line from ``origin`` must stop at: symbols,
-    rows, couples, hinges, texts and arrowheads (not in ``ignore``); members, other
-    dimensions and the shafts of forces may be crossed."""
-    heads = _heads(scene)
-    shafts = frozenset(i for i, _ in heads)
-    return scene.layout.obstacles.first_hit(origin, direction, room, ignore | shafts,
-                                            extra=[cap for i, cap in heads if i not in ignore])
-
-
 def _blocked(scene: Scene, axis: Axis, a0: float, o_from: float, o_to: float,
              ignore: frozenset[int]) -> bool:
     """Whether anything a thin line must stop at (not in ``ignore``) lies on the line between."""
@@ -235,7 +146,7 @@ def _bridged(scene: Scene, axis: Axis, a0: float, outside: float, first_o: float
     of the way to the place is covered by that symbol or short (legibility.positions).
     ``structural`` is what the line may cross on its way."""
     room = outside - first_o
-    hit = _thick_hit(scene, axis, a0, outside, room, structural)  # as the line is drawn
+    hit = thick_hit(scene, axis, a0, outside, room, structural)  # as the line is drawn
     if hit is None:
         return True
     end_o = outside - hit + 2.0
@@ -499,7 +410,7 @@ def _local_between(scene: Scene, name: str, world: XY, other: XY) -> None:
             short = 0  # extension lines that would stop short of their place
             for p in pts:
                 a, o = axis.coords(p)
-                hit = _thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - o,
+                hit = thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - o,
                                  structural | _own(scene, p))
                 short += hit is not None and (o_line - 1.0 - hit) - o > bridge
             key = (short, hits, extra)
@@ -556,7 +467,7 @@ def _line(scene: Scene, axis: Axis, stations: list[float], depth: dict[float, fl
         ticks.append(axis.fig(a, o_line))
         start = axis.fig(a, o_line + OVERSHOOT)
         room = o_line + OVERSHOOT - depth[a] - STOP_SHORT
-        hit = _thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - depth[a],
+        hit = thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - depth[a],
                          others | (passes or {}).get(a, frozenset()))
         stop = room if hit is None else min(room, OVERSHOOT + hit - 2.0)
         end = axis.fig(a, o_line + OVERSHOOT - stop)
@@ -572,16 +483,6 @@ def _line(scene: Scene, axis: Axis, stations: list[float], depth: dict[float, fl
                                   "ext_outer": tuple(outer), "ext_inner": tuple(inner)},
                   facts={"axis": axis.name})
     scene.add("dimension", axis.name, "dimension", role, prims, shapes, glyph=glyph)
-
-
-def _thick_hit(scene: Scene, axis: Axis, a: float, o: float, room: float,
-               ignore: frozenset[int]) -> float | None:
-    """First obstacle met by a band 2·HALO px wide running inwards from (a, o): a thin
-    line must keep clear of labels beside it, not only of those straight ahead."""
-    back = (-axis.out[0], -axis.out[1])
-    hits = [t for da in (-HALO, 0.0, HALO)
-            if (t := first_block(scene, axis.fig(a + da, o), back, room, ignore)) is not None]
-    return min(hits) if hits else None
 
 
 def repeats(values: list[float]) -> list[tuple[int, int]]:
@@ -646,22 +547,6 @@ def _beside_vertical(axis: Axis, lo: float, hi: float, o: float, w: float, h: fl
     return out
 
 
-def _depths(scene: Scene, axis: Axis, stations: list[float], pts: list[XY]) -> dict[float, float]:
-    """Per station, how far out its outermost feature lies (where extension lines end)."""
-    depth: dict[float, float] = {}
-    for p in pts:
-        a, o = axis.coords(scene.px(*p))
-        for st in stations:
-            if abs(st - a) < 1e-6:
-                depth[st] = max(depth.get(st, -float("inf")), o)
-    return depth
-
-
-def v_to_xy(axis: Axis, v: float) -> XY:
-    """A world point whose coordinate along the chain's axis is v."""
-    return (v, 0.0) if axis.name == "x" else (0.0, v)
-
-
 def _chain(scene: Scene, axis: Axis, values: list[float], pts: list[XY],
            targets: dict[float, XY], candidates: Callable[..., list[Rect]], total: bool,
            passes: dict[float, frozenset[int]] | None = None) -> None:
@@ -669,7 +554,7 @@ def _chain(scene: Scene, axis: Axis, values: list[float], pts: list[XY],
     A station's extension line goes to its planned place, else to its outermost one."""
     stations = [axis.coords(scene.px(*v_to_xy(axis, v)))[0] for v in values]
     o_line = axis.reach(scene.layout.extent()) + OFFSET
-    depth = _depths(scene, axis, stations, pts)
+    depth = depths(scene, axis, stations, pts)
     depth = {st: depth.get(st, o_line - 10.0) for st in stations}
     for v, st in zip(values, stations, strict=True):
         if v in targets:

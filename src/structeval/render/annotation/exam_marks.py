@@ -17,6 +17,7 @@ from ..scene.fonts import text_size
 from ..scene.glyphs import Glyph
 from ..scene.scene import LAYER_THIN, Fill, Prim, Scene, Stroke
 from ..scene.shapes import XY, Capsule, Shape
+from .chains import OFFSET, OVERSHOOT, STOP_SHORT, depths, thick_hit, v_to_xy
 
 AXIS_TAG = "symmetry-axis"
 DASH, DOT, GAP = 14.0, 2.0, 3.5
@@ -64,13 +65,11 @@ def draw_levels(scene: Scene, axis, values: list[float], datum: float,  # type: 
                 pts: list[XY], targets: dict[float, XY],
                 passes: dict[float, frozenset[int]]) -> None:
     """One level mark per height in ``values`` on the side ``axis`` faces."""
-    from .dimensions import OFFSET, OVERSHOOT, STOP_SHORT, _depths, _thick_hit, v_to_xy
-
     if not values:
         return
     stations = [axis.coords(scene.px(*v_to_xy(axis, v)))[0] for v in values]
     o_line = axis.reach(scene.layout.extent()) + OFFSET
-    depth = _depths(scene, axis, stations, pts)
+    depth = depths(scene, axis, stations, pts)
     for v, st in zip(values, stations, strict=True):
         if v in targets:
             depth[st] = axis.coords(targets[v])[1]
@@ -83,7 +82,7 @@ def draw_levels(scene: Scene, axis, values: list[float], datum: float,  # type: 
         start = axis.fig(a, o_line + LEVEL_RUN)
         d = depth.get(a, o_line - 10.0)
         room = o_line + LEVEL_RUN - d - STOP_SHORT
-        hit = _thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - d,
+        hit = thick_hit(scene, axis, a, o_line - 1.0, o_line - 1.0 - d,
                          others | passes.get(v, frozenset()))
         stop = room if hit is None else min(room, LEVEL_RUN + hit - 2.0)
         end = axis.fig(a, o_line + LEVEL_RUN - max(stop, OVERSHOOT))

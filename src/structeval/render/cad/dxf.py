@@ -43,7 +43,7 @@ from typing import Any
 
 from ...model.types import Model
 from ...presentation import Presentation
-from ..annotation.dimensions import OVERSHOOT, TICK
+from ..annotation.chains import OVERSHOOT, TICK
 from ..compose.figure import (
     MIN_LONG_SIDE,
     Wording,

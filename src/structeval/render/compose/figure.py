@@ -11,7 +11,7 @@ from typing import Any
 from ...model.parse import parse_model
 from ...model.types import Model
 from ...presentation import Presentation, PresentationError
-from ..annotation.dimensions import distinct, draw_dimensions, features, plan_dimensions
+from ..annotation.dimensions import draw_dimensions, plan_dimensions
 from ..annotation.figure_notes import draw_notes
 from ..annotation.legend import draw_legend
 from ..annotation.letters import place_letters
@@ -23,6 +23,7 @@ from ..paint.degrade import degrade, tilt_map
 from ..paint.pencil import on_paper
 from ..paint.photocopy import photocopy
 from ..paint.raster import Canvas, canvas_for, placed_items, rasterize
+from ..reading.stations import distinct, features
 from ..reading.value_text import value_text
 from ..scene.errors import RenderError
 from ..scene.fonts import lettering

@@ -27,7 +27,7 @@ ON = 2.0  # px: a mirror image this close to a place is that place
 STRAIGHT = math.cos(math.radians(0.5))
 
 
-def _mirror(p: XY, a: XY, b: XY) -> XY:
+def reflect(p: XY, a: XY, b: XY) -> XY:
     d = (b[0] - a[0], b[1] - a[1])
     n2 = d[0] ** 2 + d[1] ** 2
     t = ((p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1]) / n2
@@ -41,7 +41,7 @@ def _symmetry(rec: Record, places: Any, got: dict[str, set[int]]) -> bool:
         a, b = it.glyph.paths["line"]  # type: ignore[union-attr]
         pts = places.points
         for i, p in enumerate(pts):
-            image = _mirror(p, a, b)
+            image = reflect(p, a, b)
             if math.dist(image, p) <= ON and i not in got["x"]:
                 got["x"].add(i)
                 added = True

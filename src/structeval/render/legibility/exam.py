@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from ..scene.layout import LayoutItem
-from .deductions import _mirror
+from .deductions import reflect
 from .record import Record, Violation, box_distance
 from .texts import NEAREST_PAD, NEAREST_RATIO
 
@@ -66,14 +66,14 @@ def symmetry(rec: Record) -> list[Violation]:
     a, b = axes[0].glyph.paths["line"]  # type: ignore[union-attr]
 
     def mirror(p: tuple[float, float]) -> tuple[float, float]:
-        return _mirror(p, a, b)
+        return reflect(p, a, b)
 
     def same(p: tuple[float, float]) -> tuple[float, float]:
         return p
 
     ticks = [t for it in rec.glyphs("chain") if it.glyph.facts["axis"] == "x"  # type: ignore[union-attr]
              for t in it.glyph.paths["ticks"]]  # type: ignore[union-attr]
-    if not any(_near(_mirror(t, a, b), t) for t in ticks):
+    if not any(_near(reflect(t, a, b), t) for t in ticks):
         out.append(Violation("symmetry", "the symmetry axis", "stands on no x tick: its x is "
                              "not dimensioned"))
     segs = [it.glyph.paths["ends"] for it in rec.members]  # type: ignore[union-attr]

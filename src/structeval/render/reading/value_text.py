@@ -115,7 +115,7 @@ def _best_base(values: Iterable[float]) -> float | None:
 def _lengths(model: Model, heights: bool = True) -> list[float]:
     """The lengths a drawing of ``model`` writes: gaps between distinct x and y stations
     (no heights when they are given as levels)."""
-    from ..annotation.dimensions import distinct, features
+    from .stations import distinct, features
 
     pts = features(model)
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
