@@ -30,8 +30,6 @@ from contextvars import ContextVar
 from types import ModuleType
 from typing import Any
 
-import openai
-
 ERROR_BODY_CAP = 64 << 10
 
 _deadline: ContextVar[float | None] = ContextVar("structeval_request_deadline", default=None)
@@ -115,6 +113,8 @@ class _DeadlineBackend:
 
 def http_library() -> ModuleType:
     """``httpx`` or ``httpx2``: whichever the installed ``openai`` client is built on."""
+    import openai  # the API client: loaded only when a request is about to be sent
+
     for cls in openai.DefaultHttpxClient.__mro__:
         if cls.__name__ == "Client" and cls.__module__.split(".")[0].startswith("httpx"):
             return importlib.import_module(cls.__module__.split(".")[0])
@@ -169,6 +169,8 @@ def deadline_client(timeout: float) -> tuple[Any, bool]:
     if hooked:
         core = importlib.import_module(type(pool).__module__.split(".")[0])
         pool._network_backend = _DeadlineBackend(backend, core)  # type: ignore[union-attr]
+    import openai
+
     client = openai.DefaultHttpxClient(transport=_capped_transport(lib, transport),
                                        timeout=timeout)
     return client, hooked

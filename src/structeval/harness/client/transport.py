@@ -12,15 +12,14 @@ since every further task would fail the same way.
 from __future__ import annotations
 
 import email.utils
+import functools
 import math
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import openai
 
 from ..common.settings import RetryPolicy, WaitBudget
 from ..common.trace import Redactor, redact_then_cut
@@ -46,6 +45,9 @@ from .response import (
     sse_events,
 )
 from .service_errors import Incident, RequestRejected, ServiceFatal, ServiceUnavailable
+
+if TYPE_CHECKING:
+    import openai
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,13 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
+@functools.cache
 def _transport_exceptions() -> tuple[tuple[type[BaseException], ...],
                                      tuple[type[BaseException], ...]]:
-    """(timeouts, other errors) of the raw HTTP libraries, which escape from a body we read."""
+    """(timeouts, other errors) of the raw HTTP libraries, which escape from a body we read.
+
+    Looked up on the first request, not at import: grading, rescoring and reports import
+    this module's types without loading an HTTP client."""
     timeouts: list[type[BaseException]] = []
     errors: list[type[BaseException]] = []
     for name in ("httpx2", "httpx"):
@@ -108,8 +114,6 @@ def _transport_exceptions() -> tuple[tuple[type[BaseException], ...],
         errors += [module.HTTPError, module.StreamError]
     return tuple(timeouts), tuple(errors)
 
-
-_RAW_TIMEOUT, _RAW_TRANSPORT = _transport_exceptions()
 
 
 def _seconds(raw: Any, divisor: float) -> float | None:
@@ -185,6 +189,8 @@ class ChatTransport:
                  rng: random.Random | None = None, redact: Redactor | None = None,
                  max_answer_chars: int = MAX_ANSWER_CHARS, model: str | None = None,
                  options: RequestOptions | None = None, negotiator: Negotiator | None = None):
+        import openai  # the API client, loaded where a request is sent and nowhere else
+
         http_client, self.deadline_enforced = deadline_client(timeout)
         self.client = openai.OpenAI(api_key=api_key, base_url=api_base or None,
                                     max_retries=0, timeout=timeout, http_client=http_client)
@@ -275,6 +281,9 @@ class ChatTransport:
 
     def _request(self, model: str, messages: list[dict[str, Any]], temperature: float,
                  max_tokens: int, plan: Plan, probe: bool) -> ChatReply:
+        import openai  # already loaded by __init__: its error types, looked up here
+
+        raw_timeout, raw_transport = _transport_exceptions()
         kwargs = self.request_arguments(model, messages, temperature, max_tokens, plan)
         started = time.monotonic()
         try:
@@ -294,9 +303,9 @@ class ChatTransport:
             raise _Retryable(Incident("server", None, self._short(exc))) from None
         except MalformedReply as exc:
             raise _Retryable(Incident(exc.kind, 200, self._short(exc))) from None
-        except _RAW_TIMEOUT as exc:
+        except raw_timeout as exc:
             raise _Retryable(Incident("timeout", None, self._timeout_text(exc))) from None
-        except _RAW_TRANSPORT as exc:
+        except raw_transport as exc:
             raise _Retryable(Incident("connection", None, self._short(exc) or
                                       type(exc).__name__)) from None
         except ValueError as exc:  # anything else undecodable in a reply
@@ -337,7 +346,7 @@ class ChatTransport:
                 if event.cut or assembler.full:  # the cap: stop reading, keep what we have
                     assembler.answer.dropped_unknown = True
                     break
-        except (*_RAW_TIMEOUT, *_RAW_TRANSPORT):
+        except (*_transport_exceptions()[0], *_transport_exceptions()[1]):
             if assembler.finish is None:
                 raise
             # the answer is complete; only the trailing usage chunk or [DONE] is missing
