@@ -18,6 +18,7 @@ from typing import Any
 from ..cachedir import cache_root
 from ..model import ModelError, parse_model
 from ..presentation import Presentation
+from ..private_folder import make_private
 from .errors import DatasetError
 from .hf_format import COLUMNS, DATA_FOLDER, INSTALL_HINT, pyarrow_modules, write_atomically
 from .loader import Task, check_meta, select_metas
@@ -159,7 +160,7 @@ def _materialise(label: str, data: bytes, name: str) -> Path:
     if target.is_file() and target.stat().st_size == len(data):
         return target
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private(folder)  # 0700 all the way: the response cache trusts no other folder
         write_atomically(target, lambda path: Path(path).write_bytes(data))
     except OSError as exc:
         raise DatasetError(f"{label}: cannot write the image to the cache {folder} "
