@@ -20,7 +20,14 @@ from ..model import ModelError, parse_model
 from ..presentation import Presentation
 from ..private_folder import make_private
 from .errors import DatasetError
-from .hf_format import COLUMNS, DATA_FOLDER, INSTALL_HINT, pyarrow_modules, write_atomically
+from .hf_format import (
+    COLUMNS,
+    DATA_FOLDER,
+    INSTALL_HINT,
+    column_problems,
+    pyarrow_modules,
+    write_atomically,
+)
 from .loader import Task, check_meta, select_metas
 from .paths import HF_SCHEME, META_DIR, is_safe_name
 
@@ -42,8 +49,16 @@ def load_export_tasks(root: Path | str, *, split: str | None,
     problems: list[str] = []
     metas: list[dict[str, Any]] = []
     kept: dict[str, dict[str, Any]] = {}
+    reported: set[str] = set()  # a badly typed column is named once, not once per row
     for index, row in enumerate(rows):
-        label = f"{where} row {index} ({row.get('id')!r})"
+        label = f"{where} row {index}" + (f" ({row.get('id')!r:.80})"
+                                          if isinstance(row, dict) else "")
+        wrong = column_problems(row)
+        if wrong:
+            problems.extend(f"{label}: {text}" for name, text in wrong.items()
+                            if name not in reported)
+            reported.update(wrong)
+            continue
         try:
             meta = check_meta(row.get("ground_truth") or "", label, row.get("id"))
         except DatasetError as exc:
