@@ -36,8 +36,8 @@ is what the ownership rule is for.
 
 The root defaults to ``<cache root>/responses``, the cache root being
 ``$STRUCTEVAL_CACHE/structeval``, else ``$XDG_CACHE_HOME/structeval``, else
-``~/.cache/structeval`` — the root the solver's compiled-module cache
-(:func:`structeval.cachedir.cache_root`) uses, in its own subfolder.
+``~/.cache/structeval`` (:func:`structeval.cachedir.cache_root`, which dataset
+images loaded from an export share, in their own subfolder).
 """
 
 from __future__ import annotations
