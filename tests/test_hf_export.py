@@ -284,3 +284,20 @@ def test_every_column_is_checked_for_its_type(export, tmp_path, column, kind, va
         load_tasks(bad)
     assert [p for p in caught.value.problems if f"column {column} holds {said}" in p]
     assert len(caught.value.problems) == 1  # once for the column, not once per row
+
+
+def test_a_planted_image_in_the_image_cache_is_written_over(export, monkeypatch, tmp_path):
+    """The image cache reuses a file only if it holds exactly the row's bytes: a file of the
+    same size but other bytes, or a link to one, is replaced, never shown to a model."""
+    monkeypatch.setenv("STRUCTEVAL_CACHE", str(tmp_path / "cache"))
+    first = {t.id: t.image_path for t in load_tasks(export)}
+    path = first["beam_t01"]
+    real = path.read_bytes()
+    path.write_bytes(b"\x89PNG" + b"x" * (len(real) - 4))  # the same size, other bytes
+    assert load_tasks(export, id_filter="beam_t01")[0].image_path.read_bytes() == real
+    elsewhere = tmp_path / "planted.png"
+    elsewhere.write_bytes(b"\x89PNG" + b"y" * (len(real) - 4))
+    path.unlink()
+    path.symlink_to(elsewhere)
+    again = load_tasks(export, id_filter="beam_t01")[0].image_path
+    assert not again.is_symlink() and again.read_bytes() == real

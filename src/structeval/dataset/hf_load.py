@@ -15,10 +15,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import private_folder
 from ..cachedir import cache_root
 from ..model import ModelError, parse_model
 from ..presentation import Presentation
-from ..private_folder import make_private
 from .errors import DatasetError
 from .hf_format import (
     COLUMNS,
@@ -168,16 +168,28 @@ def _task_from_row(where: str, row: dict[str, Any], meta: dict[str, Any]) -> Tas
 
 def _materialise(label: str, data: bytes, name: str) -> Path:
     """Bytes of a drawing as a file (the harness and reports read paths), stored once in
-    the cache under their sha256 with the task's file name."""
+    the cache under their sha256 with the task's file name. A stored file is reused only
+    when it holds exactly these bytes, as a regular file in folders only this user can
+    write (a planted or replaced file is written over, never shown to a model)."""
     digest = hashlib.sha256(data).hexdigest()
     folder = cache_root() / "images" / digest
     target = folder / name
-    if target.is_file() and target.stat().st_size == len(data):
+    if _holds(cache_root(), ("images", digest), name, data):
         return target
     try:
-        make_private(folder)  # 0700 all the way: the response cache trusts no other folder
+        private_folder.make_private(folder)  # 0700 all the way (the caches trust no other)
         write_atomically(target, lambda path: Path(path).write_bytes(data))
     except OSError as exc:
         raise DatasetError(f"{label}: cannot write the image to the cache {folder} "
                            f"({exc.strerror}); set STRUCTEVAL_CACHE to a writable folder") from None
     return target
+
+
+def _holds(root: Path, parts: Sequence[str], name: str, data: bytes) -> bool:
+    """Whether ``root/parts…/name`` is a regular file of exactly ``data``, reached through
+    private folders without following a link (:mod:`structeval.private_folder`)."""
+    try:
+        with private_folder.folder(root, parts, create=False) as fd:
+            return private_folder.read_regular(fd, name, len(data)) == data
+    except OSError:
+        return False
