@@ -178,6 +178,17 @@ def test_folders_are_created_private_whatever_the_umask(tmp_path):
     assert private_folder.untrusted_reason(cache.path(request(1).key).parent, tmp_path) is None
 
 
+def test_where_ownership_cannot_be_checked_there_is_no_cache(tmp_path, monkeypatch):
+    """A platform without geteuid or dir_fd calls (Windows): a warning and no cache, and the
+    descriptor walk refuses with a sentence instead of failing inside os.open."""
+    monkeypatch.setattr(private_folder, "SUPPORTED", False)
+    cache, notes = store(tmp_path / "c")
+    assert cache.untrusted and "cannot check who may write" in notes[0]
+    assert cache.put(request(1), REPLY) is False and not (tmp_path / "c").exists()
+    with pytest.raises(private_folder.UntrustedFolder):
+        private_folder.open_folder(tmp_path, ["x"], create=True)
+
+
 # ------------------------------------------------------------------ runs
 
 

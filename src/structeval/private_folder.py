@@ -80,6 +80,8 @@ def open_folder(root: Path, parts: Sequence[str], *, create: bool) -> int:
     """A descriptor of ``root/parts…`` (the caller closes it), each part opened without
     following a link, checked with the ssh rule and, with ``create``, made (mode 0700)
     when missing. Raises FileNotFoundError, :class:`UntrustedFolder` or another OSError."""
+    if not SUPPORTED:
+        raise UntrustedFolder("this platform cannot check who may write the folder")
     if create:
         make_private(root)
     fd = os.open(root, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
