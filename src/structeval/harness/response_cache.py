@@ -274,7 +274,10 @@ class ResponseCache:
         except (ValueError, RecursionError):
             self._note(path, "it is not a complete JSON entry")
             return None
-        reason, reply = _check_entry(document, request)
+        try:
+            reason, reply = _check_entry(document, request)
+        except (ValueError, RecursionError):  # nested too deep to re-encode
+            reason, reply = "it is not an entry of this cache's format", None
         if reply is None:
             self._note(path, reason)
             return None
