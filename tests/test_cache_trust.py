@@ -237,14 +237,16 @@ def test_fifo_entries_hang_neither_a_run_nor_a_dry_run(data, tmp_path):
     data_dir, tasks = data
     cache = tmp_path / "cache"
     with FakeOpenAI(script(tasks)) as server:
-        first = cached(server, data_dir, tmp_path / "a", cache, "--filter", "truss")
-        assert first.returncode == 0, first.stderr
-        for path in (cache / "v2").rglob("*.json"):
+        in_process(server, tasks, tmp_path / "a", cache, ids=["truss_t01"])
+        entries = list((cache / "v2").rglob("*.json"))
+        assert entries
+        for path in entries:
             path.unlink()
             os.mkfifo(path)
         dry = cached(server, data_dir, tmp_path / "d", cache, "--filter", "truss", "--dry-run")
         again = cached(server, data_dir, tmp_path / "b", cache, "--filter", "truss")
     assert dry.returncode == 0 and "0 of them answered by the response cache" in dry.stdout
+    assert "not a regular file" in dry.stderr  # the FIFO was looked at, and not waited on
     assert again.returncode == 0, again.stderr
     assert "not a regular file" in again.stderr and "Traceback" not in again.stderr
     assert results(tmp_path / "b")["summary"]["cache"]["rejected_entries"] >= 1
