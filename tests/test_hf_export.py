@@ -212,3 +212,92 @@ def test_export_tool_and_run_eval_cli_errors(source, tmp_path):
     assert proc.returncode == 2
     assert "not a Hugging Face dataset reference" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------ badly typed columns
+
+#: a ground_truth column of every non-text type a hand-made export may carry
+GT_TYPES = {"int": (pa.int64(), 5, "an integer"), "float": (pa.float64(), 2.5, "a number"),
+            "list": (pa.list_(pa.string()), ["{}"], "a list"),
+            "struct": (pa.struct([("id", pa.string())]), {"id": "beam_t01"}, "a struct")}
+
+
+def _retyped(export: Path, out: Path, column: str, kind, value) -> Path:
+    import pyarrow.parquet as pq
+
+    (out / "data").mkdir(parents=True)
+    for path in sorted((export / "data").glob("*.parquet")):
+        table = pq.read_table(path)
+        at = table.column_names.index(column)
+        table = table.set_column(at, pa.field(column, kind),
+                                 pa.array([value] * table.num_rows, type=kind))
+        pq.write_table(table, out / "data" / path.name)
+    return out
+
+
+@pytest.fixture(scope="module")
+def finished_run(export, tmp_path_factory) -> Path:
+    """A short run on the good export, for report.py to be pointed at a bad one."""
+    from tests.fakeserver.process import common, run_eval
+    from tests.fakeserver.server import Answer, FakeOpenAI, Script
+
+    out = tmp_path_factory.mktemp("hfrun") / "run"
+    with FakeOpenAI(Script(Answer("no JSON here"))) as server:
+        proc = run_eval(*common(server, export, out, "--split", "dev", "--max-retries",
+                                "0"))
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(GT_TYPES))
+def test_a_ground_truth_column_that_is_not_text_is_one_sentence_everywhere(
+        export, finished_run, tmp_path, name):
+    """int, float, list or struct where the ground truth's JSON text belongs: the loader,
+    run_eval.py (a run and --debug) and report.py say so in one sentence, no traceback."""
+    kind, value, said = GT_TYPES[name]
+    bad = _retyped(export, tmp_path / "bad", "ground_truth", kind, value)
+    sentence = f"column ground_truth holds {said}, not text"
+    with pytest.raises(DatasetError) as caught:
+        load_tasks(bad)
+    assert len(caught.value.problems) == 1 and sentence in caught.value.problems[0]
+    runs = {"--debug": ["--debug"],
+            "a run": ["--model", "m", "--api-base", "http://127.0.0.1:9/v1"]}
+    for what, args in runs.items():
+        proc = subprocess.run([sys.executable, str(ROOT / "run_eval.py"), *args, "--data-dir",
+                               str(bad)], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and sentence in proc.stderr, (what, proc.stderr)
+        assert "Traceback" not in proc.stderr and "TypeError" not in proc.stderr, what
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "report.py"), str(finished_run),
+                           "--data-dir", str(bad), "-o", str(tmp_path / "r.html")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and sentence in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("column,kind,value,said", [
+    ("model", pa.int64(), 7, "an integer"), ("difficulty", pa.string(), "3", "text"),
+    ("image", pa.string(), "x.png", "text"), ("dxf", pa.list_(pa.string()), ["0"], "a list"),
+    ("notes", pa.float64(), 1.5, "a number")])
+def test_every_column_is_checked_for_its_type(export, tmp_path, column, kind, value, said):
+    bad = _retyped(export, tmp_path / "bad", column, kind, value)
+    with pytest.raises(DatasetError) as caught:
+        load_tasks(bad)
+    assert [p for p in caught.value.problems if f"column {column} holds {said}" in p]
+    assert len(caught.value.problems) == 1  # once for the column, not once per row
+
+
+def test_a_planted_image_in_the_image_cache_is_written_over(export, monkeypatch, tmp_path):
+    """The image cache reuses a file only if it holds exactly the row's bytes: a file of the
+    same size but other bytes, or a link to one, is replaced, never shown to a model."""
+    monkeypatch.setenv("STRUCTEVAL_CACHE", str(tmp_path / "cache"))
+    first = {t.id: t.image_path for t in load_tasks(export)}
+    path = first["beam_t01"]
+    real = path.read_bytes()
+    path.write_bytes(b"\x89PNG" + b"x" * (len(real) - 4))  # the same size, other bytes
+    assert load_tasks(export, id_filter="beam_t01")[0].image_path.read_bytes() == real
+    elsewhere = tmp_path / "planted.png"
+    elsewhere.write_bytes(b"\x89PNG" + b"y" * (len(real) - 4))
+    path.unlink()
+    path.symlink_to(elsewhere)
+    again = load_tasks(export, id_filter="beam_t01")[0].image_path
+    assert not again.is_symlink() and again.read_bytes() == real

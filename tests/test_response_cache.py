@@ -17,8 +17,10 @@ from structeval.harness import GradingSettings, RetryPolicy, Session
 from structeval.harness.common.settings import TransportSettings
 from structeval.harness.common.trace import Redactor
 from structeval.harness.run.response_cache import (
+    CacheRequest,
     ResponseCache,
     StoredReply,
+    cache_request,
     default_root,
     parse_size,
     request_key,
@@ -168,33 +170,42 @@ def test_kill_9_during_a_cached_run_leaves_a_usable_cache(data, tmp_path):
                                 str(cache), "--concurrency", "1"), wait=False)
         kill_9_when(proc, lambda: any(c.image_sha == answers.hold for c in server.calls),
                     answers.release)
-        entries = list((cache / "v1").rglob("*.json"))
+        entries = list((cache / "v2").rglob("*.json"))
         assert len(entries) == 2  # beam_t01's two answers (supports, then perfect)
         store = ResponseCache(cache)
         for path in entries:
             document = json.loads(path.read_text())
             assert StoredReply.from_json(document["reply"]) is not None
-            assert store.get(path.stem) is not None
+            request = CacheRequest(path.stem, json.dumps(
+                document["request"], sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+            assert store.get(request) is not None
         before = len(server.calls)
         again = cached(server, data_dir, tmp_path / "again", cache)
         assert again.returncode == 0, again.stderr
         assert len(server.calls) - before == 3  # beam_t01 comes from the cache
 
 
-def _writer(root: str, key: str, text: str, rounds: int) -> None:
+def fake_request(k: int) -> CacheRequest:
+    """The cache's view of a small made-up request number ``k``."""
+    return cache_request(endpoint="http://127.0.0.1:1/v1", model="m",
+                         messages=[{"role": "user", "content": f"q{k:04d}"}],
+                         parameters={"temperature": 0.0}, run=0, attempt=1)
+
+
+def _writer(root: str, k: int, text: str, rounds: int) -> None:
     store = ResponseCache(Path(root))
     reply = StoredReply(text, "stop", 1, 2, 3, "reported", None, None, None, None, 0.1)
     for _ in range(rounds):
-        store.put(key, reply)
+        store.put(fake_request(k), reply)
 
 
 def test_writers_in_parallel_processes_never_leave_a_torn_entry(tmp_path):
     """Four processes rewrite the same entries with answers of different lengths while this
     process reads them: every read is one complete answer or a miss, never a mix."""
-    keys = [f"{k:064x}" for k in range(3)]
+    keys = [fake_request(k) for k in range(3)]
     texts = ["a" * 10, "b" * 50_000, "c" * 200_000, "d" * 5]
     ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_writer, args=(str(tmp_path), keys[k % 3], texts[k], 40))
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), k % 3, texts[k], 40))
              for k in range(4)]
     for p in procs:
         p.start()
@@ -204,7 +215,7 @@ def test_writers_in_parallel_processes_never_leave_a_torn_entry(tmp_path):
         for key in keys:
             got = store.get(key)
             if got is not None:
-                assert got.text in texts
+                assert got.reply.text in texts
                 seen += 1
     for p in procs:
         p.join()
@@ -215,13 +226,14 @@ def test_writers_in_parallel_processes_never_leave_a_torn_entry(tmp_path):
 
 def test_a_torn_or_foreign_file_is_a_miss_and_old_temporary_files_are_swept(tmp_path):
     store = ResponseCache(tmp_path, max_bytes=1 << 20)
-    key = "ab" * 32
+    request = fake_request(1)
+    key = request.key
     path = store.path(key)
     path.parent.mkdir(parents=True)
-    path.write_text('{"format": 1, "key": "' + key + '", "reply": {"text": "x"')
-    assert store.get(key) is None
-    path.write_text(json.dumps({"format": 1, "key": "cd" * 32, "reply": {}}))
-    assert store.get(key) is None  # another key's content
+    path.write_text('{"format": 2, "key": "' + key + '", "reply": {"text": "x"')
+    assert store.get(request) is None
+    path.write_text(json.dumps({"format": 2, "key": "cd" * 32, "reply": {}}))
+    assert store.get(request) is None  # another key's content
     temp = path.parent / ".tmp-1-2-deadbeef"
     temp.write_text("half")
     os.utime(temp, (time.time() - 7200, time.time() - 7200))
@@ -232,31 +244,31 @@ def test_a_torn_or_foreign_file_is_a_miss_and_old_temporary_files_are_swept(tmp_
 
 
 def test_the_bound_evicts_the_least_recently_used(tmp_path):
-    """Entries of 1,340 bytes under a 10,000-byte bound: seven old entries (9,380 bytes, last
+    """Entries of 1,609 bytes under a 12,000-byte bound: seven old entries (11,263 bytes, last
     used in order 0…6), entry 0 read again now, then three new ones. The 8th entry makes
-    10,720 > 10,000: the least recently used go until ≤ 9,000 (1 and 2); the 10th again
+    12,872 > 12,000: the least recently used go until ≤ 10,800 (1 and 2); the 10th again
     (3 and 4). Entry 0, read after 1…6 were written, survives."""
-    store = ResponseCache(tmp_path, max_bytes=10_000)
+    store = ResponseCache(tmp_path, max_bytes=12_000)
     sized = ResponseCache(tmp_path / "probe")
-    sized.put("f" * 64, StoredReply("0000" + "x" * 1000, "stop", 1, 1, 2, "reported", None,
-                                    None, None, None, 0.1))
-    assert sized.size() == 1340
+    sized.put(fake_request(99), StoredReply("0000" + "x" * 1000, "stop", 1, 1, 2, "reported",
+                                            None, None, None, None, 0.1))
+    assert sized.size() == 1609
 
     def reply(k: int) -> StoredReply:
         return StoredReply(f"{k:04d}" + "x" * 1000, "stop", 1, 1, 2, "reported", None, None,
                            None, None, 0.1)
 
-    keys = [f"{k:064x}" for k in range(10)]
+    keys = [fake_request(k) for k in range(10)]
     for k, key in enumerate(keys[:7]):
         store.put(key, reply(k))
         past = time.time() - 1000 + k  # a clear order of last use
-        os.utime(store.path(key), (past, past))
+        os.utime(store.path(key.key), (past, past))
     assert store.get(keys[0]) is not None  # used now: more recent than 1…6
     for k, key in enumerate(keys[7:], start=7):
         store.put(key, reply(k))
-        assert store.size() <= 10_000
+        assert store.size() <= 12_000
     assert store.evicted == 4
-    alive = [k for k, key in enumerate(keys) if store.path(key).exists()]
+    alive = [k for k, key in enumerate(keys) if store.path(key.key).exists()]
     assert alive == [0, 5, 6, 7, 8, 9]
 
 

@@ -31,7 +31,7 @@ PACKAGE = "structeval"
 # Top-level rooms, lowest first; a room imports only rooms of a lower rank.
 ROOMS: tuple[tuple[str, ...], ...] = (
     ("model",),
-    ("cachedir", "phrasebook", "presentation", "safe_files"),
+    ("cachedir", "phrasebook", "presentation", "private_folder", "safe_files", "safe_text"),
     ("note_keys", "statistics"),
     ("fe",),
     ("scoring",),

@@ -1,4 +1,4 @@
-"""Where StructuralEval keeps files it can always rebuild (compiled kernel, dataset images).
+"""Where StructuralEval keeps files it can always rebuild (replies, dataset images).
 
 One root for every layer, so a user clears or relocates all of it with one variable:
 ``STRUCTEVAL_CACHE``, else ``$XDG_CACHE_HOME/structeval``, else ``~/.cache/structeval``.

@@ -120,7 +120,12 @@ def generate(data_dir: Path, out_dir: Path | None = None, *, check: bool = False
     report: dict[str, list[str]] = {"written": [], "unchanged": [], "stale": [], "removed": []}
     errors: list[str] = []
     files = raw_files(data_dir)
-    (out_dir / META_DIR).mkdir(parents=True, exist_ok=True)
+    folder = out_dir / META_DIR
+    if is_symlink(folder):  # every meta, and the removal of orphans, would go through it
+        report["errors"] = [f"{folder}: is a symbolic link to {folder.resolve()}; refusing to "
+                            "write the ground truth through it (make it a real folder)"]
+        return report
+    folder.mkdir(parents=True, exist_ok=True)
     for path in _progress(files, progress):
         target = meta_path(out_dir, path.stem)
         try:

@@ -15,11 +15,19 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import private_folder
 from ..cachedir import cache_root
 from ..model import ModelError, parse_model
 from ..presentation import Presentation
 from .errors import DatasetError
-from .hf_format import COLUMNS, DATA_FOLDER, INSTALL_HINT, pyarrow_modules, write_atomically
+from .hf_format import (
+    COLUMNS,
+    DATA_FOLDER,
+    INSTALL_HINT,
+    column_problems,
+    pyarrow_modules,
+    write_atomically,
+)
 from .loader import Task, check_meta, select_metas
 from .paths import HF_SCHEME, META_DIR, is_safe_name
 
@@ -41,8 +49,16 @@ def load_export_tasks(root: Path | str, *, split: str | None,
     problems: list[str] = []
     metas: list[dict[str, Any]] = []
     kept: dict[str, dict[str, Any]] = {}
+    reported: set[str] = set()  # a badly typed column is named once, not once per row
     for index, row in enumerate(rows):
-        label = f"{where} row {index} ({row.get('id')!r})"
+        label = f"{where} row {index}" + (f" ({row.get('id')!r:.80})"
+                                          if isinstance(row, dict) else "")
+        wrong = column_problems(row)
+        if wrong:
+            problems.extend(f"{label}: {text}" for name, text in wrong.items()
+                            if name not in reported)
+            reported.update(wrong)
+            continue
         try:
             meta = check_meta(row.get("ground_truth") or "", label, row.get("id"))
         except DatasetError as exc:
@@ -152,16 +168,28 @@ def _task_from_row(where: str, row: dict[str, Any], meta: dict[str, Any]) -> Tas
 
 def _materialise(label: str, data: bytes, name: str) -> Path:
     """Bytes of a drawing as a file (the harness and reports read paths), stored once in
-    the cache under their sha256 with the task's file name."""
+    the cache under their sha256 with the task's file name. A stored file is reused only
+    when it holds exactly these bytes, as a regular file in folders only this user can
+    write (a planted or replaced file is written over, never shown to a model)."""
     digest = hashlib.sha256(data).hexdigest()
     folder = cache_root() / "images" / digest
     target = folder / name
-    if target.is_file() and target.stat().st_size == len(data):
+    if _holds(cache_root(), ("images", digest), name, data):
         return target
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_folder.make_private(folder)  # 0700 all the way (the caches trust no other)
         write_atomically(target, lambda path: Path(path).write_bytes(data))
     except OSError as exc:
         raise DatasetError(f"{label}: cannot write the image to the cache {folder} "
                            f"({exc.strerror}); set STRUCTEVAL_CACHE to a writable folder") from None
     return target
+
+
+def _holds(root: Path, parts: Sequence[str], name: str, data: bytes) -> bool:
+    """Whether ``root/parts…/name`` is a regular file of exactly ``data``, reached through
+    private folders without following a link (:mod:`structeval.private_folder`)."""
+    try:
+        with private_folder.folder(root, parts, create=False) as fd:
+            return private_folder.read_regular(fd, name, len(data)) == data
+    except OSError:
+        return False

@@ -2,8 +2,8 @@
 one call per solve.
 
 Why this shape: a wasmtime call costs ~36 µs and an instantiation ~64 µs, so
-the module is compiled once per process (and the compiled artifact cached on
-disk, keyed by the binary's hash), each thread keeps its own instance (stores
+the module is compiled once per process (never loaded compiled from disk: see
+:func:`_load_module`), each thread keeps its own instance (stores
 are not thread-safe), data moves by one memmove each way, and every solve is a
 single exported call. Fuel and a memory cap bound what hostile input can cost;
 any trap becomes a :class:`SolverError` and the instance is discarded.
@@ -12,21 +12,16 @@ any trap becomes a :class:`SolverError` and the instance is discarded.
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import platform
-import tempfile
 import threading
 from collections.abc import Callable
 from functools import partial
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import wasmtime
 
-from ..cachedir import cache_root
 from ..model.errors import StructEvalError
 from .abi import ABI_VERSION, HDR_OUT
 
@@ -51,35 +46,16 @@ def _engine() -> wasmtime.Engine:
 
 
 def _load_module(engine: wasmtime.Engine, wasm: bytes) -> wasmtime.Module:
-    """Compiled module, from the on-disk cache when a verified artifact exists.
+    """The kernel compiled from its own bytes, in this process.
 
-    A serialized module is trusted machine code to wasmtime, so the cache entry
-    carries the sha256 of its own bytes and is only used when it matches.
+    Why not a compiled-module cache on disk: a serialized module is native code that
+    wasmtime runs unchecked, so loading one from a folder is only as safe as that folder
+    (a shared ``STRUCTEVAL_CACHE`` or CI cache would let anyone who can write it run code
+    as the solver). Compiling costs 45–80 ms once per process, loading a cached one
+    0.3 ms; that is too little to be worth trusting a file (measured figures in
+    docs/cache-threat-model.md).
     """
-    key = hashlib.sha256(
-        wasm + f"|{metadata.version('wasmtime')}|{platform.machine()}|fuel".encode()
-    ).hexdigest()[:32]
-    directory = cache_root()
-    artifact, digest_file = directory / f"{key}.cwasm", directory / f"{key}.sha256"
-    try:
-        data = artifact.read_bytes()
-        if hashlib.sha256(data).hexdigest() == digest_file.read_text().strip():
-            return wasmtime.Module.deserialize(engine, data)
-    except (OSError, wasmtime.WasmtimeError):
-        pass
-    module = wasmtime.Module(engine, wasm)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        data = module.serialize()
-        for path, payload in ((artifact, data), (digest_file,
-                                                 hashlib.sha256(data).hexdigest().encode())):
-            fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(payload)
-            os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only home only costs the compile time
-    return module
+    return wasmtime.Module(engine, wasm)
 
 
 def _direct_call(store: wasmtime.Store, func: wasmtime.Func,

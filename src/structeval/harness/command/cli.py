@@ -323,6 +323,8 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
     echo_note = lambda text: click.echo(redact(text), err=True)  # noqa: E731
     responses = ResponseCache(cache_dir, max_bytes=cache_max_bytes, redact=redact,
                               warn=echo_note) if cache else None
+    if responses is not None and responses.untrusted:
+        responses = None  # warned: an untrusted folder is no cache at all
     session: Session | None = None
     try:
         session = Session(output, grading=grading, transport_settings=transport,

@@ -9,14 +9,17 @@ without a DXF file are skipped by the session (and counted).
 DXF files are read up to :data:`MAX_DXF_BYTES` (1 MiB by default, ``--max-dxf-kb``;
 a drawing of a benchmark structure is 20–200 KB, and 1 MiB of DXF is already some
 300,000 tokens); a larger file, a binary DXF or a file that is not text makes the
-task unavailable with the reason, and nothing is sent. The text is sent as read
-(UTF-8, or cp1252 for the ANSI files of old AutoCAD versions). Traces store a
+task unavailable with the reason, and nothing is sent: "text" means UTF-8 or
+cp1252 (the ANSI files of old AutoCAD versions) without control bytes, starting
+with a group code, so random or binary bytes are never sent as mojibake. The
+text is sent as read. Traces store a
 placeholder with the size and sha256 instead of the text, as they do for images.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,13 +60,36 @@ def read_dxf(path: Path, max_bytes: int = MAX_DXF_BYTES) -> DxfText:
         raise DxfError(str(exc)) from None
     if data.startswith(_BINARY_DXF) or b"\0" in data:
         raise DxfError(f"{path} is a binary DXF file; only text (ASCII) DXF can be sent")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("cp1252", errors="replace")
-    if not text.strip():
+    text = _dxf_text(data)
+    if text is not None and not text.strip():
         raise DxfError(f"{path} is empty")
+    if text is None or not _GROUP_CODE.fullmatch(
+            text.lstrip("\ufeff \t\r\n").split("\n", 1)[0].strip()):
+        raise DxfError(f"{path} is not a text DXF file (it should be UTF-8 or cp1252 text "
+                       "of group-code and value lines, starting with a group code such as 0)")
     return DxfText(text, hashlib.sha256(text.encode("utf-8")).hexdigest(), len(data))
+
+
+#: bytes no text DXF holds: C0 controls other than tab, LF and CR, and DEL (a DOS end-of-file
+#: mark, Ctrl-Z, is allowed at the very end); random or binary data is full of them
+_CONTROL = re.compile(rb"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_GROUP_CODE = re.compile(r"\d{1,4}")
+
+
+def _dxf_text(data: bytes) -> str | None:
+    """The file's text in UTF-8, else in cp1252 (the ANSI files of old AutoCAD versions);
+    None when it holds control bytes or is neither.
+
+    Why strict: cp1252 maps almost every byte to a character, so decoding any bytes with
+    replacement "succeeds" and a binary or random file would be sent as mojibake."""
+    if _CONTROL.search(data.rstrip(b"\x1a")):
+        return None
+    for encoding in ("utf-8", "cp1252"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from ..client.response import AnswerText
 from ..client.transport import ChatReply, ChatTransport
 from ..common.settings import WaitBudget, public_url
 from .cost import CostMeter, Prices
-from .response_cache import ResponseCache, StoredReply, request_key
+from .response_cache import ResponseCache, StoredReply, cache_request
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,7 @@ class Asked:
     reply: ChatReply
     cache: str  # hit | miss | off
     cost_usd: float | None  # at the run's prices; None: no prices or usage unknown
+    checksum: str | None = None  # of the cache entry served (a hit), for the trace
 
 
 def _stored(reply: ChatReply) -> StoredReply:
@@ -61,13 +62,13 @@ def ask(transport: ChatTransport, *, model: str, api_base: str | None,
     if cache is not None:
         plan = transport.negotiator.plan()
         sent = plan.arguments(temperature, max_tokens)
-        key = request_key(endpoint=endpoint, model=model,
-                          messages=plan.with_detail(messages), parameters=sent, run=run,
-                          attempt=attempt)
-        stored = cache.get(key)
-        if stored is not None:
-            reply = _from_stored(stored, sent, plan.image_detail, transport.max_answer_chars)
-            return Asked(reply, "hit", _cost(reply, prices))
+        hit = cache.get(cache_request(endpoint=endpoint, model=model,
+                                      messages=plan.with_detail(messages), parameters=sent,
+                                      run=run, attempt=attempt))
+        if hit is not None:
+            reply = _from_stored(hit.reply, sent, plan.image_detail,
+                                 transport.max_answer_chars)
+            return Asked(reply, "hit", _cost(reply, prices), hit.checksum)
     reply = transport.complete(model=model, messages=messages, temperature=temperature,
                                max_tokens=max_tokens, budget=budget)
     cost = _cost(reply, prices)
@@ -75,11 +76,11 @@ def ask(transport: ChatTransport, *, model: str, api_base: str | None,
         meter.add(cost)
     if cache is None:
         return Asked(reply, "off", cost)
-    key = request_key(endpoint=endpoint, model=model,
-                      messages=with_detail(messages, reply.image_detail),
-                      parameters=reply.sent, run=run, attempt=attempt)
+    request = cache_request(endpoint=endpoint, model=model,
+                            messages=with_detail(messages, reply.image_detail),
+                            parameters=reply.sent, run=run, attempt=attempt)
     if reply.truncation is None or not reply.truncation.get("more_unread"):
-        cache.put(key, _stored(replace(reply, incidents=())))
+        cache.put(request, _stored(replace(reply, incidents=())))
     return Asked(reply, "miss", cost)
 
 

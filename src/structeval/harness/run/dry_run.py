@@ -22,7 +22,7 @@ from ..common.settings import GradingSettings, public_url
 from ..inputs.task_input import MAX_DXF_BYTES, has_input, prepare_input
 from .cost import Prices, answer_tokens, message_tokens
 from .repair_loop import TaskLike, conversation
-from .response_cache import ResponseCache, request_key
+from .response_cache import ResponseCache, cache_request
 
 FEEDBACK_TOKENS = 150  # a repair round's feedback, about
 
@@ -86,7 +86,7 @@ def estimate(tasks: Sequence[TaskLike], *, grading: GradingSettings, system_prom
         answer = answer_tokens(dumps_model(task.model, indent=None))
         for run in range(runs):
             first += 1
-            if cache is not None and cache.peek(request_key(
+            if cache is not None and cache.peek(cache_request(
                     endpoint=public_url(api_base), model=grading.model,
                     messages=plan.with_detail(messages), parameters=sent, run=run, attempt=1)):
                 cached += 1

@@ -143,6 +143,8 @@ def _response_fields(asked: Asked) -> dict[str, Any]:
               "reasoning_tokens": reply.reasoning_tokens, "model": reply.response_model,
               "system_fingerprint": reply.system_fingerprint, "cache": asked.cache,
               "flags": list(answer_flags(reply))}
+    if asked.checksum is not None:
+        fields["cache_checksum"] = asked.checksum  # which entry answered (a hit)
     if reply.truncation is not None:
         fields["truncated"] = reply.truncation
     return fields

@@ -14,21 +14,30 @@ usage, the model and fingerprint the API returned, the truncation note and the
 original latency — never request headers, never the API key: a reply that
 contains the key (a hostile server echoing it) is not stored at all.
 
-Files: ``<root>/v1/<2 hex>/<64 hex>.json``, each written to a temporary file in
+Files: ``<root>/v2/<2 hex>/<64 hex>.json``, each written to a temporary file in
 the same folder and renamed over the target (``os.replace``), so
 threads and processes sharing the cache, and a ``kill -9`` at any moment, leave
 either the old file, the new one or none — never a torn one (a leftover
-temporary file is ignored and swept after an hour). A file that does not parse
-or validate is a miss. The cache is bounded: once its files exceed
-``max_bytes`` (default 2 GiB, ``--cache-max-bytes``) the least recently used
-entries (file modification time, refreshed on every hit) are deleted down to
-90 % of the bound. A cache folder that cannot be written is reported once and
-the run continues without storing.
+temporary file is ignored and swept after an hour). The cache is bounded: once
+its files exceed ``max_bytes`` (default 2 GiB, ``--cache-max-bytes``) the least
+recently used entries (file modification time, refreshed on every hit) are
+deleted down to 90 % of the bound. A cache folder that cannot be written is
+reported once and the run continues without storing.
+
+Threat model (docs/cache-threat-model.md): an entry is served only from a folder
+this user owns and nobody else can write (:mod:`structeval.private_folder`, the
+rule ssh applies to its keys; otherwise one warning and no cache), only if it is
+a regular file (a FIFO, device or link is a miss, never a hang), and only if it
+carries the request it answers (the canonical request, re-checked against the
+one being made) and a checksum of its content that matches. Anything else is a
+miss with a note; a served hit is marked in the trace with its checksum. The
+checksum catches edits and copies, not a forger who can write the folder — that
+is what the ownership rule is for.
 
 The root defaults to ``<cache root>/responses``, the cache root being
 ``$STRUCTEVAL_CACHE/structeval``, else ``$XDG_CACHE_HOME/structeval``, else
-``~/.cache/structeval`` — the root the solver's compiled-module cache
-(:func:`structeval.cachedir.cache_root`) uses, in its own subfolder.
+``~/.cache/structeval`` (:func:`structeval.cachedir.cache_root`, which dataset
+images loaded from an export share, in their own subfolder).
 """
 
 from __future__ import annotations
@@ -41,16 +50,16 @@ import os
 import re
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ... import private_folder
 from ...cachedir import cache_root
 from ..client.response import MAX_TOKENS, label
 
-FORMAT = 1
+FORMAT = 2  # 2: entries carry their request and a checksum (format 1 files are not read)
 DEFAULT_MAX_BYTES = 2 << 30
 STALE_TEMP_S = 3600.0
 _ENTRY = re.compile(r"[0-9a-f]{64}\.json")
@@ -102,15 +111,40 @@ def keyed_messages(messages: list[dict[str, Any]]) -> list[Any]:
     return out
 
 
-def request_key(*, endpoint: str | None, model: str, messages: list[dict[str, Any]],
-                parameters: Mapping[str, Any], run: int, attempt: int) -> str:
-    """The cache key of one request (sha256 hex over canonical JSON)."""
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+
+
+@dataclass(frozen=True)
+class CacheRequest:
+    """One request as the cache knows it: its key (the sha256 of ``canonical``, also the
+    entry's file name) and the canonical JSON of what decided the answer, which the entry
+    carries and a read compares with the request being made."""
+
+    key: str
+    canonical: str
+
+
+def cache_request(*, endpoint: str | None, model: str, messages: list[dict[str, Any]],
+                  parameters: Mapping[str, Any], run: int, attempt: int) -> CacheRequest:
+    """The cache's view of one request (its key over canonical JSON)."""
     material = {"format": FORMAT, "endpoint": endpoint or "https://api.openai.com/v1",
                 "model": model, "messages": keyed_messages(messages),
                 "parameters": dict(parameters), "run": run, "attempt": attempt}
-    canonical = json.dumps(material, sort_keys=True, separators=(",", ":"),
-                           ensure_ascii=False, allow_nan=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    canonical = _canonical(material)
+    return CacheRequest(hashlib.sha256(canonical.encode("utf-8")).hexdigest(), canonical)
+
+
+def request_key(**request: Any) -> str:
+    """The cache key of one request (sha256 hex over canonical JSON; see :func:`cache_request`)."""
+    return cache_request(**request).key
+
+
+def entry_checksum(document: Mapping[str, Any]) -> str:
+    """sha256 of an entry's canonical JSON without its ``checksum`` field."""
+    body = {k: v for k, v in document.items() if k != "checksum"}
+    return hashlib.sha256(_canonical(body).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -167,6 +201,14 @@ class StoredReply:
                    float(latency))
 
 
+@dataclass(frozen=True)
+class Hit:
+    """A served entry: the reply and the entry's checksum (the trace names it)."""
+
+    reply: StoredReply
+    checksum: str
+
+
 class ResponseCache:
     """The on-disk reply cache (thread- and process-safe); see the module docstring."""
 
@@ -181,71 +223,108 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._size: int | None = None  # bytes of entries, counted at the first store
         self.hits = self.misses = self.stores = self.evicted = self.refused = 0
+        self.rejected = 0
+        self._noted: set[str] = set()
         self.writable = True
+        #: why the folder is not trusted (then nothing is read or written), or None
+        self.untrusted = private_folder.untrusted_reason(
+            self.root, self.root if root is not None else cache_root())
+        if self.untrusted:
+            self.warn(f"warning: the response cache {self.root} is not used, because "
+                      f"{self.untrusted}: a cache folder must be yours and writable by no one "
+                      "else; this run goes on without a cache")
 
     def path(self, key: str) -> Path:
         return self.entries / key[:2] / f"{key}.json"
 
+    def _parts(self, key: str) -> tuple[str, str]:
+        return f"v{FORMAT}", key[:2]
+
     # ------------------------------------------------------------------ read
 
-    def _read(self, key: str) -> StoredReply | None:
+    def _note(self, path: Path, reason: str) -> None:
+        """One note per rejected entry (a miss: the request is sent)."""
+        with self._lock:
+            self.rejected += 1
+            first = str(path) not in self._noted
+            self._noted.add(str(path))
+        if first:
+            self.warn(f"note: the cached reply {path} is not used ({reason}); the request "
+                      "is sent")
+
+    def _read(self, request: CacheRequest, *, touch: bool) -> Hit | None:
+        if self.untrusted:
+            return None
+        key, path = request.key, self.path(request.key)
         try:
-            with open(self.path(key), "rb") as handle:
-                raw = handle.read(MAX_ENTRY_BYTES + 1)
+            with private_folder.folder(self.root, self._parts(key), create=False) as fd:
+                raw = private_folder.read_regular(fd, path.name, MAX_ENTRY_BYTES, touch=touch)
+        except FileNotFoundError:
+            return None
+        except (private_folder.UntrustedFolder, private_folder.NotRegular) as exc:
+            self._note(path, exc.strerror or str(exc))
+            return None
         except OSError:
             return None
         if not raw or len(raw) > MAX_ENTRY_BYTES:
+            self._note(path, "it is empty or too large")
             return None
         try:
-            document = json.loads(raw)
+            document = json.loads(raw, parse_constant=_no_constant)
         except (ValueError, RecursionError):
+            self._note(path, "it is not a complete JSON entry")
             return None
-        if not isinstance(document, dict) or document.get("format") != FORMAT \
-                or document.get("key") != key:
+        try:
+            reason, reply = _check_entry(document, request)
+        except (ValueError, RecursionError):  # nested too deep to re-encode
+            reason, reply = "it is not an entry of this cache's format", None
+        if reply is None:
+            self._note(path, reason)
             return None
-        return StoredReply.from_json(document.get("reply"))
+        return Hit(reply, document["checksum"])
 
-    def get(self, key: str) -> StoredReply | None:
-        """The stored reply of ``key`` (and its use time refreshed), or None."""
-        reply = self._read(key)
+    def get(self, request: CacheRequest) -> Hit | None:
+        """The stored reply of ``request`` (and its use time refreshed), or None."""
+        hit = self._read(request, touch=True)
         with self._lock:
-            if reply is None:
+            if hit is None:
                 self.misses += 1
             else:
                 self.hits += 1
-        if reply is not None:
-            with contextlib.suppress(OSError):
-                os.utime(self.path(key))  # least recently *used*: a hit counts as a use
-        return reply
+        return hit
 
-    def peek(self, key: str) -> bool:
-        """Whether a usable reply is stored for ``key`` (no counters, no use recorded)."""
-        return self._read(key) is not None
+    def peek(self, request: CacheRequest) -> bool:
+        """Whether a usable reply is stored for ``request`` (no counters, no use recorded)."""
+        return self._read(request, touch=False) is not None
 
     # ------------------------------------------------------------------ write
 
-    def put(self, key: str, reply: StoredReply) -> bool:
+    def put(self, request: CacheRequest, reply: StoredReply) -> bool:
         """Store a reply (atomically); False when it was not stored (it holds a secret, or
-        the folder cannot be written)."""
-        document = {"format": FORMAT, "key": key, "stored_at": int(time.time()),
-                    "reply": reply.to_json()}
+        the folder cannot be written or is not trusted)."""
+        key = request.key
+        document: dict[str, Any] = {"format": FORMAT, "key": key,
+                                    "request": json.loads(request.canonical),
+                                    "stored_at": int(time.time()), "reply": reply.to_json()}
+        document["checksum"] = entry_checksum(document)
         text = json.dumps(document, ensure_ascii=False, allow_nan=False)
         if self.redact(text) != text:
             with self._lock:
                 self.refused += 1
             return False
         data = (text + "\n").encode("utf-8")
-        if not self.writable:
+        if not self.writable or self.untrusted:
             return False
         try:
-            _write_atomic(self.path(key), data)
+            with private_folder.folder(self.root, self._parts(key), create=True) as fd:
+                private_folder.write_replacing(fd, self.path(key).name, data)
         except OSError as exc:
             self._unwritable(exc)
             return False
         with self._lock:
             self.stores += 1
             if self._size is None:
-                self._size = sum(size for _, size, _ in self._scan())
+                self._size = self.size()
             else:
                 self._size += len(data)
             over = self._size > self.max_bytes
@@ -262,45 +341,50 @@ class ResponseCache:
 
     # ------------------------------------------------------------------ bound
 
-    def _scan(self) -> Iterable[tuple[float, int, Path]]:
-        """(last use, size, path) of every entry; sweeps temporary files older than an hour."""
+    def _scan(self) -> Iterable[tuple[float, int, str, str]]:
+        """(last use, size, subfolder, name) of every entry, read through private folders
+        (a linked or foreign subfolder is skipped); sweeps temporary files older than an
+        hour."""
+        if self.untrusted:
+            return []
         now = time.time()
+        top = f"v{FORMAT}"
         try:
-            folders = list(os.scandir(self.entries))
+            with private_folder.folder(self.root, [top], create=False) as fd:
+                subs = [e.name for e in os.scandir(fd) if e.is_dir(follow_symlinks=False)]
         except OSError:
             return []
         found = []
-        for folder in folders:
-            if not folder.is_dir(follow_symlinks=False):
-                continue
+        for sub in subs:
             try:
-                items = list(os.scandir(folder.path))
+                with private_folder.folder(self.root, [top, sub], create=False) as fd:
+                    for item in os.scandir(fd):
+                        try:
+                            info = item.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        if _ENTRY.fullmatch(item.name):
+                            found.append((info.st_mtime, info.st_size, sub, item.name))
+                        elif item.name.startswith(".tmp-") and now - info.st_mtime > STALE_TEMP_S:
+                            with contextlib.suppress(OSError):
+                                os.unlink(item.name, dir_fd=fd)
             except OSError:
                 continue
-            for item in items:
-                try:
-                    info = item.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if _ENTRY.fullmatch(item.name):
-                    found.append((info.st_mtime, info.st_size, Path(item.path)))
-                elif item.name.startswith(".tmp-") and now - info.st_mtime > STALE_TEMP_S:
-                    with contextlib.suppress(OSError):
-                        os.unlink(item.path)
         return found
 
     def evict(self, target: float = 0.9) -> int:
         """Delete least recently used entries until the cache holds ≤ ``target`` × the bound;
         returns how many were deleted."""
         entries = sorted(self._scan())
-        total = sum(size for _, size, _ in entries)
+        total = sum(entry[1] for entry in entries)
         goal = target * self.max_bytes
         removed = 0
-        for _, size, path in entries:
+        for _, size, sub, name in entries:
             if total <= goal:
                 break
             try:
-                os.unlink(path)
+                with private_folder.folder(self.root, [f"v{FORMAT}", sub], create=False) as fd:
+                    os.unlink(name, dir_fd=fd)
             except FileNotFoundError:
                 pass  # another process evicted it first
             except OSError:
@@ -314,7 +398,7 @@ class ResponseCache:
 
     def size(self) -> int:
         """Bytes held by the entries now (a scan)."""
-        return sum(size for _, size, _ in self._scan())
+        return sum(entry[1] for entry in self._scan())
 
     # ------------------------------------------------------------------ negotiations
 
@@ -323,8 +407,12 @@ class ResponseCache:
 
     def recall_negotiation(self, scope: str) -> list[Any]:
         """The parameter adaptations an earlier run learned for this scope (raw records)."""
+        if self.untrusted:
+            return []
+        path = self._negotiation_path(scope)
         try:
-            document = json.loads(self._negotiation_path(scope).read_bytes()[:1 << 20])
+            with private_folder.folder(self.root, [path.parent.name], create=False) as fd:
+                document = json.loads(private_folder.read_regular(fd, path.name, 1 << 20))
         except (OSError, ValueError, RecursionError):
             return []
         if not isinstance(document, dict) or document.get("scope") != scope:
@@ -335,10 +423,12 @@ class ResponseCache:
     def remember_negotiation(self, scope: str, adaptations: list[dict[str, Any]]) -> None:
         text = json.dumps({"format": FORMAT, "scope": scope, "adaptations": adaptations},
                           ensure_ascii=False)
-        if self.redact(text) != text or not self.writable:
+        if self.redact(text) != text or not self.writable or self.untrusted:
             return
+        path = self._negotiation_path(scope)
         try:
-            _write_atomic(self._negotiation_path(scope), (text + "\n").encode("utf-8"))
+            with private_folder.folder(self.root, [path.parent.name], create=True) as fd:
+                private_folder.write_replacing(fd, path.name, (text + "\n").encode("utf-8"))
         except OSError as exc:
             self._unwritable(exc)
 
@@ -347,7 +437,7 @@ class ResponseCache:
             return {"dir": str(self.root), "hits": self.hits, "misses": self.misses,
                     "stored": self.stores, "evicted": self.evicted,
                     "not_stored_secret": self.refused, "writable": self.writable,
-                    "max_bytes": self.max_bytes}
+                    "rejected_entries": self.rejected, "max_bytes": self.max_bytes}
 
 
 def negotiation_scope(*, endpoint: str | None, model: str, requested: Mapping[str, Any]) -> str:
@@ -358,27 +448,18 @@ def negotiation_scope(*, endpoint: str | None, model: str, requested: Mapping[st
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Temporary file in the same folder, renamed over ``path``: never torn for a reader or
-    after a ``kill -9`` (the page cache outlives the process). Not fsync'ed — a power cut
-    may lose the newest entries, which are then misses, and a run stays fast."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.parent / f".tmp-{os.getpid()}-{threading.get_ident()}-{uuid.uuid4().hex[:8]}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
-                 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    os.close(fd)
-    try:
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_entry(document: Any, request: CacheRequest) -> tuple[str, StoredReply | None]:
+    """(why not, None) or ("", the reply) for a parsed entry read for ``request``."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        return "it is not an entry of this cache's format", None
+    if document.get("checksum") != entry_checksum(document):
+        return "its checksum does not match its content", None
+    stored = document.get("request")
+    if document.get("key") != request.key or _canonical(stored) != request.canonical:
+        return "it was stored for another request", None
+    reply = StoredReply.from_json(document.get("reply"))
+    return ("its reply is not one this cache writes", None) if reply is None else ("", reply)
