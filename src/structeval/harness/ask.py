@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .cost import CostMeter, Prices
+from .cost import CostMeter, Prices, estimated_cost
 from .negotiation import with_detail
 from .response import AnswerText
 from .response_cache import ResponseCache, StoredReply, request_key
@@ -73,6 +73,9 @@ def ask(transport: ChatTransport, *, model: str, api_base: str | None,
     cost = _cost(reply, prices)
     if meter is not None:
         meter.add(cost)
+        if cost is None and prices is not None:  # no usage: --max-cost counts an estimate
+            meter.add(estimated_cost(prices, with_detail(messages, reply.image_detail),
+                                     reply.text, reply.image_detail), estimated=True)
     if cache is None:
         return Asked(reply, "off", cost)
     key = request_key(endpoint=endpoint, model=model,
