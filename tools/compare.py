@@ -24,6 +24,7 @@ import click
 from structeval.model.errors import StructEvalError
 from structeval.reports.compare import compare_runs, format_comparison
 from structeval.reports.runfiles import load_results
+from structeval.safe_text import echo
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -42,15 +43,15 @@ def main(results_a: Path, results_b: Path, intersection: bool, by_factor: bool,
         comparison = compare_runs(load_results(results_a), load_results(results_b),
                                   intersection=intersection, by_factor=by_factor)
     except StructEvalError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         sys.exit(2)
-    click.echo(format_comparison(comparison))
+    echo(format_comparison(comparison))
     if json_out is not None:
         try:
             json_out.write_text(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False)
                                 + "\n", encoding="utf-8")
         except OSError as exc:
-            click.echo(f"error: cannot write {json_out} ({exc.strerror or exc})", err=True)
+            echo(f"error: cannot write {json_out} ({exc.strerror or exc})", err=True)
             sys.exit(2)
 
 

@@ -17,6 +17,7 @@ import click
 from structeval.model.errors import StructEvalError
 from structeval.reports.leaderboard import leaderboard
 from structeval.reports.runfiles import load_results
+from structeval.safe_text import echo
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,10 +29,10 @@ def main(results: tuple[Path, ...], output: Path | None) -> None:
     try:
         table = leaderboard([load_results(path) for path in results])
     except StructEvalError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         sys.exit(2)
     if output is None:
-        click.echo(table, nl=False)
+        echo(table, nl=False)
     else:
         output.write_text(table, encoding="utf-8")
 

@@ -22,6 +22,7 @@ from structeval.model.errors import StructEvalError
 from structeval.reports.figures import IMAGE_WIDTH
 from structeval.reports.report import build_report
 from structeval.reports.runfiles import load_results
+from structeval.safe_text import echo
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -47,11 +48,11 @@ def main(results: Path, output: Path, data_dir: Path | None, run: int | None,
                                           image_width=image_width)
         output.write_text(html, encoding="utf-8")
     except (StructEvalError, OSError) as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         sys.exit(2)
     for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo(f"{output}: {len(html.encode('utf-8')) / 1e6:.2f} MB, {total} task(s)")
+        echo(f"warning: {warning}", err=True)
+    echo(f"{output}: {len(html.encode('utf-8')) / 1e6:.2f} MB, {total} task(s)")
 
 
 if __name__ == "__main__":

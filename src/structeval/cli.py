@@ -17,6 +17,7 @@ import click
 from .api import MAX_SAMPLES
 from .model.errors import StructEvalError
 from .safe_files import decode_text, read_capped
+from .safe_text import echo
 
 MAX_FILE_MB = 16.0  # a 5,000-link model is ~1 MB of JSON
 
@@ -30,7 +31,7 @@ def _read_json(path: str, max_mb: float) -> str:
 
 
 def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
+    echo(f"error: {message}", err=True)
     sys.exit(2)
 
 

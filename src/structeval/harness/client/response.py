@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..safe_text import valid_unicode
 from .json_prefix import PrefixError, loads_prefix
 
 MAX_ANSWER_CHARS = 2_000_000  # kept of one answer; far beyond any FrameCalc model
@@ -302,7 +303,7 @@ def decode_body(body: bytes, cut: bool) -> Any:
     """The JSON of a reply body; a cut body through :func:`loads_prefix`."""
     text = body.decode("utf-8", errors="replace")
     try:
-        return loads_prefix(text) if cut else json.loads(text)
+        return valid_unicode(loads_prefix(text) if cut else json.loads(text))
     except (ValueError, RecursionError) as exc:  # PrefixError is a ValueError
         raise MalformedReply(f"the reply body is not JSON ({_short(exc)}): "
                              f"{text[:80]!r}") from None
@@ -368,7 +369,7 @@ def _event(name: str, lines: list[bytes], cut: bool = False) -> SSEEvent:
         return SSEEvent(name, None, done=True)
     text = data.decode("utf-8", errors="replace")
     try:
-        decoded = loads_prefix(text) if cut else json.loads(text)
+        decoded = valid_unicode(loads_prefix(text) if cut else json.loads(text))
     except (PrefixError, ValueError, RecursionError) as exc:
         raise MalformedReply(f"a stream event is not JSON ({_short(exc)}): {text[:80]!r}") \
             from None

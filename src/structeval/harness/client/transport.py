@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ...safe_text import one_line, valid_unicode
 from ..common.settings import RetryPolicy, WaitBudget
 from ..common.trace import Redactor, redact_then_cut
 from .http_client import deadline_client, http_library, request_deadline, time_left
@@ -277,7 +278,9 @@ class ChatTransport:
         return kwargs
 
     def _short(self, text: object) -> str:
-        return redact_then_cut(text, self.redact)
+        """An error's text as the trace and console may hold it: valid Unicode (the openai
+        client decoded the error body itself) on one line, redacted in full, then cut."""
+        return redact_then_cut(one_line(valid_unicode(str(text))), self.redact)
 
     def _request(self, model: str, messages: list[dict[str, Any]], temperature: float,
                  max_tokens: int, plan: Plan, probe: bool) -> ChatReply:
@@ -366,7 +369,7 @@ class ChatTransport:
             kind = "rate_limit" if status == 429 else "server"
             retry_after = parse_retry_after(getattr(exc.response, "headers", None))
             return _Retryable(Incident(kind, status, message), retry_after)
-        body = exc.body
+        body = valid_unicode(exc.body)
         parameter = body.get("param") if isinstance(body, dict) else None
         said = body.get("message") if isinstance(body, dict) else None
         text = self._short(said) if isinstance(said, str) and said else message

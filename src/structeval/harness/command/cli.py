@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import re
 import signal
@@ -29,6 +30,7 @@ from ...dataset.benchmark import ALL, BENCHMARK
 from ...model.errors import StructEvalError
 from ...presentation import FACTORS, PresentationError
 from ...safe_files import FileAccessError, explain_os_error, read_capped
+from ...safe_text import echo, valid_unicode
 from ...statistics.runs import format_statistics
 from ..client.negotiation import IMAGE_DETAILS, RESERVED_FIELDS, ParameterRejected
 from ..client.response import MAX_ANSWER_CHARS
@@ -87,10 +89,37 @@ def _fail(message: str, output: Path, session: Session | None) -> None:
     hint = ""
     if (output / "trace.jsonl").is_file() and "--resume" not in message:
         hint = f"\nFinished tasks are kept in {output}; continue with --resume --output {output}"
-    click.echo(f"error: {message}{hint}", err=True)
+    echo(f"error: {message}{hint}", err=True)
     if session is not None and session.executing:
         _hard_exit(EXIT_USAGE)
     sys.exit(EXIT_USAGE)
+
+
+class _NotFinite(ValueError):
+    """A NaN or an infinite number in --extra-body."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotFinite(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(f"{text} is out of range of a JSON number")
+    return value
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A FloatRange that also refuses NaN, which every bound lets through (no comparison
+    with NaN is true), and infinities (``--max-cost inf`` is no limit at all)."""
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
 
 
 def _extra_body(_ctx: click.Context, _param: click.Parameter, value: str | None
@@ -106,7 +135,11 @@ def _extra_body(_ctx: click.Context, _param: click.Parameter, value: str | None
         except FileAccessError as exc:
             raise click.BadParameter(str(exc)) from None
     try:
-        body = json.loads(text)
+        body = valid_unicode(json.loads(text, parse_constant=_no_constant,
+                                        parse_float=_finite_float))
+    except _NotFinite as exc:
+        raise click.BadParameter(f"{exc}: JSON has no NaN or Infinity, and a request body "
+                                 "with one cannot be sent; give a finite number") from None
     except (ValueError, RecursionError) as exc:
         raise click.BadParameter(f"not valid JSON ({exc}); e.g. "
                                  "'{\"chat_template_kwargs\": {\"enable_thinking\": true}}'"
@@ -146,7 +179,7 @@ def _explicit(ctx: click.Context, name: str) -> bool:
 @click.option("--extra-body", callback=_extra_body, metavar="JSON",
               help="JSON object (or @file.json) merged into every request body, e.g. vLLM "
                    "chat_template_kwargs or a provider's thinking budget.")
-@click.option("--temperature", default=0.0, show_default=True, type=click.FloatRange(0, 2),
+@click.option("--temperature", default=0.0, show_default=True, type=FiniteFloatRange(0, 2),
               help="Omitted for reasoning models (o1/o3/o4/gpt-5 families) unless given "
                    "explicitly, and after a 400 that refuses it.")
 @click.option("--max-tokens", default=8192, show_default=True, type=click.IntRange(1),
@@ -155,7 +188,7 @@ def _explicit(ctx: click.Context, name: str) -> bool:
 @click.option("--stream/--no-stream", default=False, show_default=True,
               help="Stream completions (SSE).")
 @click.option("--timeout", default=600.0, show_default=True,
-              type=click.FloatRange(0, min_open=True),
+              type=FiniteFloatRange(0, min_open=True),
               help="Wall-clock seconds for one whole request: connect, headers, body and "
                    "stream together (a server trickling bytes cannot stretch it).")
 @click.option("--max-retries", default=3, show_default=True, type=click.IntRange(0, 20),
@@ -204,7 +237,7 @@ def _explicit(ctx: click.Context, name: str) -> bool:
                    "Hugging Face dataset hf://owner/name@revision (needs `datasets`); "
                    "default: STRUCTEVAL_DATA, else the checkout's data/.")
 @click.option("--tolerance", default=0.02, show_default=True,
-              type=click.FloatRange(0, 1, min_open=True), help="Scorer's relative tolerance.")
+              type=FiniteFloatRange(0, 1, min_open=True), help="Scorer's relative tolerance.")
 @click.option("--cache/--no-cache", default=True, show_default=True,
               envvar="STRUCTEVAL_RESPONSE_CACHE", show_envvar=True,
               help="Reuse replies of earlier runs with the same request (a rerun of the same "
@@ -215,30 +248,30 @@ def _explicit(ctx: click.Context, name: str) -> bool:
 @click.option("--cache-max-bytes", default="2G", show_default=True, callback=_size,
               metavar="SIZE", help="Bound of the response cache (e.g. 500M, 4G); least "
                                    "recently used replies are evicted beyond it.")
-@click.option("--price-in", type=click.FloatRange(0), metavar="USD",
+@click.option("--price-in", type=FiniteFloatRange(0), metavar="USD",
               help="Price per million input (prompt) tokens.")
-@click.option("--price-out", type=click.FloatRange(0), metavar="USD",
+@click.option("--price-out", type=FiniteFloatRange(0), metavar="USD",
               help="Price per million output (completion) tokens, reasoning included.")
 @click.option("--prices", "prices_file", type=click.Path(dir_okay=False, path_type=Path),
               help="JSON file of model → {\"in\": USD, \"out\": USD} per million tokens.")
-@click.option("--max-cost", type=click.FloatRange(0, min_open=True), metavar="USD",
+@click.option("--max-cost", type=FiniteFloatRange(0, min_open=True), metavar="USD",
               help="Stop starting tasks once this session has paid this much (in-flight "
                    "tasks finish; the rest is resumable). Needs prices.")
 @click.option("--transport-retries", default=6, show_default=True, type=click.IntRange(1, 100),
               help="Requests per call before a task is declared unavailable.")
-@click.option("--backoff-base", default=2.0, show_default=True, type=click.FloatRange(0),
+@click.option("--backoff-base", default=2.0, show_default=True, type=FiniteFloatRange(0),
               help="First backoff delay in seconds (doubles per failure, ±25% jitter).")
-@click.option("--backoff-max", default=60.0, show_default=True, type=click.FloatRange(0),
+@click.option("--backoff-max", default=60.0, show_default=True, type=FiniteFloatRange(0),
               help="Longest wait between two tries in seconds, a server's Retry-After "
                    "included (NaN, negative or absurd Retry-After values are ignored).")
-@click.option("--wait-budget", default=600.0, show_default=True, type=click.FloatRange(0),
+@click.option("--wait-budget", default=600.0, show_default=True, type=FiniteFloatRange(0),
               help="Most seconds of backoff one task may wait in all; past it the task is "
                    "unavailable now and --resume runs it again.")
 @click.option("--max-answer-chars", default=MAX_ANSWER_CHARS, show_default=True,
               type=click.IntRange(1000), help="Characters of an answer kept and graded; the "
               "rest is not read (noted in the trace).")
 @click.option("--max-image-mb", default=MAX_IMAGE_BYTES / (1 << 20), show_default=True,
-              type=click.FloatRange(0, min_open=True),
+              type=FiniteFloatRange(0, min_open=True),
               help="Largest task image sent, in MB; a larger one makes its task unavailable "
                    "with the reason.")
 @click.option("--max-dxf-kb", default=MAX_DXF_BYTES // 1024, show_default=True,
@@ -272,6 +305,7 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
     if hasattr(signal, "SIGXFSZ"):  # past `ulimit -f` a write fails with EFBIG: a sentence
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     redact = Redactor([api_key])
+    model = valid_unicode(model)  # bytes that are not UTF-8 in argv arrive as lone surrogates
     if not debug:
         if not model:
             raise click.UsageError("--model is required (unless --debug)")
@@ -295,16 +329,16 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
     except PresentationError as exc:
         raise click.BadParameter(str(exc), param_hint="--presentation") from None
     except StructEvalError as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         sys.exit(EXIT_USAGE)
     if not tasks:
-        click.echo("error: no task matches the selection", err=True)
+        echo("error: no task matches the selection", err=True)
         sys.exit(EXIT_USAGE)
     if debug:
         report = verify_selected(tasks)
-        click.echo(report.table())
+        echo(report.table())
         if report.failures:
-            click.echo(format_failures(report.failures))
+            echo(format_failures(report.failures))
         sys.exit(0 if report.ok else 1)
     assert model is not None
     api_key = api_key or LOCAL_PLACEHOLDER_KEY
@@ -320,7 +354,7 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
     longest = max(backoff_max, backoff_base)
     policy = RetryPolicy(tries=transport_retries, base_delay=backoff_base, max_delay=longest,
                          max_retry_after=longest, wait_budget=wait_budget)
-    echo_note = lambda text: click.echo(redact(text), err=True)  # noqa: E731
+    echo_note = lambda text: echo(redact(text), err=True)  # noqa: E731
     responses = ResponseCache(cache_dir, max_bytes=cache_max_bytes, redact=redact,
                               warn=echo_note) if cache else None
     if responses is not None and responses.untrusted:
@@ -339,30 +373,30 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
                              negotiator=session.negotiator_for_estimate(), api_base=api_base,
                              runs=runs, cache=responses, max_image_bytes=session.max_image_bytes,
                              max_dxf_bytes=session.max_dxf_bytes)
-            click.echo(format_estimate(found, prices))
+            echo(format_estimate(found, prices))
             sys.exit(0)
         outcome = session.run(tasks, echo=echo_note)
     except ParameterRejected as exc:
-        click.echo(f"error: {redact(str(exc))}\nNothing more was sent; the run's files are in "
+        echo(f"error: {redact(str(exc))}\nNothing more was sent; the run's files are in "
                    f"{output}. Change the flag and start a new run.", err=True)
         _hard_exit(EXIT_FATAL)
     except ServiceFatal as exc:
-        click.echo(f"error: {redact(str(exc))}\nFinished tasks are kept in {output}; "
+        echo(f"error: {redact(str(exc))}\nFinished tasks are kept in {output}; "
                    f"continue with --resume --output {output}", err=True)
         _hard_exit(EXIT_FATAL)
     except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished tasks are kept in {output}; "
+        echo(f"\ninterrupted: finished tasks are kept in {output}; "
                    f"continue with --resume --output {output}", err=True)
         _hard_exit(EXIT_INTERRUPTED)
     except StructEvalError as exc:
         _fail(redact(str(exc)), output, session)
     except OSError as exc:  # a write we did not foresee: still one sentence, never a traceback
         _fail(redact(explain_os_error(exc, exc.filename or output, "write")), output, session)
-    click.echo(redact(format_summary(outcome.summary, model=model, prompt_type=prompt_type,
+    echo(redact(format_summary(outcome.summary, model=model, prompt_type=prompt_type,
                                      output=str(output))))
-    click.echo(format_statistics(outcome.summary["statistics"]))
+    echo(format_statistics(outcome.summary["statistics"]))
     if outcome.reused:
-        click.echo(f"(resumed: {outcome.reused} task(s) taken from earlier sessions, "
+        echo(f"(resumed: {outcome.reused} task(s) taken from earlier sessions, "
                    f"{outcome.ran} run now)")
     sys.exit(EXIT_UNAVAILABLE if outcome.summary["unavailable"] else 0)
 

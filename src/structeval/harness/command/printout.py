@@ -103,6 +103,9 @@ def _run_lines(summary: dict[str, Any]) -> list[str]:
                      f"task), ${paid:.4f} paid in this session"
                      + (f"; usage unknown for {cost['unknown']} attempt(s)"
                         if cost.get("unknown") else "")
+                     + (f" (estimated ${cost['estimated_this_session_usd']:.4f} from the text "
+                        "sent and received, counted against --max-cost)"
+                        if cost.get("estimated_this_session_usd") else "")
                      + (f"; --max-cost ${cost['max_cost']:g}" if cost.get("max_cost") else ""))
     cache = summary.get("cache")
     if cache:

@@ -21,25 +21,32 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ...safe_files import FileAccessError, explain_os_error, open_append
+from ...safe_text import valid_unicode
 
 REDACTED = "[REDACTED]"
 
-#: A secret's fragment this long at the very start or end of a text is masked too: some
-#: other component may have cut the text (and the secret with it) before we saw it.
+#: Any run of this many characters of a secret, anywhere in a text, is masked: a server
+#: quoting the key's first 20 or 60 characters ("Incorrect API key provided: 'sk-…'"),
+#: a model answer repeating a part of it.
+MIN_RUN = 8
+#: A shorter run is masked too where it ends or starts the text: some other component
+#: may have cut the text (and the secret with it) before we saw it.
 MIN_FRAGMENT = 4
 
 # Credentials in header or parameter form, whatever the key: "Bearer <token>",
 # "api-key: <value>", "x-api-key=<value>", "Authorization: <scheme> <value>"
-# (case-insensitive; JSON quoting allowed).
-_BEARER = re.compile(r"(?i)(\bbearer\s+)[^\s\"'<>,;]{8,}")
+# (case-insensitive; JSON quoting allowed). Group 2 is the credential.
+_BEARER = re.compile(r"(?i)(\bbearer\s+)([^\s\"'<>,;]{8,})")
 _HEADER = re.compile(r"(?i)(\b(?:x-)?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
-                     r"|\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:[a-z]+\s+)?)[^\s\"'<>,;&]+")
+                     r"|\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:[a-z]+\s+)?)([^\s\"'<>,;&]+)")
 
 
 class Redactor:
-    """Masks secrets in any text that leaves the process: the API key wherever it appears,
-    a fragment of it at either edge of the text (the text was cut elsewhere), bearer
-    tokens and ``api-key`` / ``x-api-key`` / ``Authorization`` values.
+    """Masks secrets in any text that leaves the process: every run of :data:`MIN_RUN` or
+    more characters of the API key anywhere in the text (the whole key included), a
+    shorter run of it at either edge of the text (the text was cut elsewhere), bearer
+    tokens and ``api-key`` / ``x-api-key`` / ``Authorization`` values — and every run of
+    :data:`MIN_RUN` characters of such a token elsewhere in the same text.
 
     Always redact a whole text *before* cutting it: a key straddling the cut would
     otherwise survive in part (:func:`redact_then_cut`).
@@ -48,32 +55,68 @@ class Redactor:
     def __init__(self, secrets: Iterable[str | None] = ()):
         self.secrets = sorted({s for s in secrets if s and len(s) >= MIN_FRAGMENT},
                               key=len, reverse=True)
+        self._runs = [_runs_of(s) for s in self.secrets]
 
     def __call__(self, text: str) -> str:
-        for secret in self.secrets:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-            text = _mask_edges(text, secret)
+        for secret, runs in zip(self.secrets, self._runs, strict=True):
+            text = _mask_runs(text, secret, runs)
+        tokens: list[str] = []
         if "earer" in text or "EARER" in text:
-            text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+            text = _BEARER.sub(lambda m: _credential(m, tokens), text)
         lowered = text.lower()
         if "key" in lowered or "authorization" in lowered:
-            text = _HEADER.sub(lambda m: m.group(1) + REDACTED, text)
+            text = _HEADER.sub(lambda m: _credential(m, tokens), text)
+        for token in tokens:
+            if len(token) >= MIN_RUN:
+                text = _mask_runs(text, token, _runs_of(token))
         return text
 
 
-def _mask_edges(text: str, secret: str) -> str:
-    """Mask the longest prefix of ``secret`` that ends the text and the longest suffix of
-    it that starts the text (at least MIN_FRAGMENT characters)."""
-    for n in range(min(len(secret) - 1, len(text)), MIN_FRAGMENT - 1, -1):
-        if text.endswith(secret[:n]):
-            text = text[:-n] + REDACTED
+def _credential(match: re.Match[str], found: list[str]) -> str:
+    """The header's name kept and its value masked; the value noted for a second pass."""
+    if match.group(2) != REDACTED:
+        found.append(match.group(2))
+    return match.group(1) + REDACTED
+
+
+def _runs_of(secret: str) -> frozenset[str]:
+    """Every MIN_RUN-character piece of the secret (the secret itself when shorter): a
+    text holds a run of ≥ MIN_RUN characters of it exactly where such pieces occur."""
+    if len(secret) <= MIN_RUN:
+        return frozenset({secret})
+    return frozenset(secret[i:i + MIN_RUN] for i in range(len(secret) - MIN_RUN + 1))
+
+
+def _mask_runs(text: str, secret: str, runs: frozenset[str]) -> str:
+    """Replace each stretch of the text covered by pieces of ``secret`` — and a shorter
+    start of it ending the text or end of it starting the text — by one REDACTED."""
+    spans = []
+    for piece in runs:
+        at = text.find(piece)
+        while at >= 0:
+            spans.append((at, at + len(piece)))
+            at = text.find(piece, at + 1)
+    for n in range(min(MIN_RUN - 1, len(secret) - 1, len(text)), MIN_FRAGMENT - 1, -1):
+        if text.endswith(secret[:n]):  # the text was cut inside the secret
+            spans.append((len(text) - n, len(text)))
             break
-    for n in range(min(len(secret) - 1, len(text)), MIN_FRAGMENT - 1, -1):
-        if text.startswith(secret[-n:]):
-            text = REDACTED + text[n:]
+    for n in range(min(MIN_RUN - 1, len(secret) - 1, len(text)), MIN_FRAGMENT - 1, -1):
+        if text.startswith(secret[-n:]):  # the text starts after a cut inside it
+            spans.append((0, n))
             break
-    return text
+    if not spans:
+        return text
+    spans.sort()
+    pieces, kept_to = [], 0
+    start, end = spans[0]
+    for s, e in spans[1:]:
+        if s <= end:
+            end = max(end, e)
+            continue
+        pieces += [text[kept_to:start], REDACTED]
+        kept_to, start, end = end, s, e
+    pieces += [text[kept_to:start], REDACTED, text[end:]]
+    return "".join(pieces)
 
 
 def redact_then_cut(text: object, redact: Redactor, limit: int = 300) -> str:
@@ -85,7 +128,7 @@ def redact_then_cut(text: object, redact: Redactor, limit: int = 300) -> str:
 def jsonable(value: Any, redact: Redactor) -> Any:
     """Plain JSON data: redacted strings, finite floats (others become None), numpy to Python."""
     if isinstance(value, str):
-        return redact(_valid_unicode(value))
+        return redact(valid_unicode(value))
     if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):
@@ -103,16 +146,6 @@ def jsonable(value: Any, redact: Redactor) -> Any:
     if callable(tolist):
         return jsonable(tolist(), redact)
     return redact(str(value))
-
-
-def _valid_unicode(text: str) -> str:
-    """Lone surrogates (a JSON "\\ud800" from a server decodes to one) cannot be written
-    as UTF-8; they become U+FFFD instead of crashing the writer."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "".join("\ufffd" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
-    return text
 
 
 def dumps_line(record: dict[str, Any], redact: Redactor) -> str:

@@ -17,7 +17,7 @@ from ..client.negotiation import with_detail
 from ..client.response import AnswerText
 from ..client.transport import ChatReply, ChatTransport
 from ..common.settings import WaitBudget, public_url
-from .cost import CostMeter, Prices
+from .cost import CostMeter, Prices, estimated_cost
 from .response_cache import ResponseCache, StoredReply, cache_request
 
 
@@ -74,6 +74,9 @@ def ask(transport: ChatTransport, *, model: str, api_base: str | None,
     cost = _cost(reply, prices)
     if meter is not None:
         meter.add(cost)
+        if cost is None and prices is not None:  # no usage: --max-cost counts an estimate
+            meter.add(estimated_cost(prices, with_detail(messages, reply.image_detail),
+                                     reply.text, reply.image_detail), estimated=True)
     if cache is None:
         return Asked(reply, "off", cost)
     request = cache_request(endpoint=endpoint, model=model,

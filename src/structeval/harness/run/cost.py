@@ -5,9 +5,11 @@ Prices are USD per million tokens, input (prompt) and output (completion; the
 reasoning tokens of reasoning models are part of it and billed as output), from
 ``--price-in/--price-out`` or a JSON file (``--prices FILE``) mapping model names
 to ``{"in": 2.5, "out": 10}``. An attempt whose usage is unknown has no cost
-(counted apart). A reply served by the response cache costs nothing *now*: the
-task's cost (what its answers cost when they were made) is the same as in the
-run that paid for it, so results stay identical, while ``paid`` counts only the
+(counted apart); only against ``--max-cost`` is its cost estimated (:class:`CostMeter`),
+so that a server reporting no usage cannot run past the limit. A reply served by the
+response cache costs nothing *now*: the task's cost (what its answers cost when they
+were made) is the same as in the run that paid for it, so results stay identical, while
+``paid`` counts only the
 requests this session actually sent — that is what ``--max-cost`` limits.
 
 Token estimate (``--dry-run``): text is ~4 characters per token for ASCII and
@@ -22,6 +24,8 @@ request using all of ``--max-tokens``) is printed too.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import math
 import threading
@@ -29,6 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from PIL import Image
 
 from ...model.errors import StructEvalError
 from ...safe_files import FileAccessError, read_capped
@@ -119,25 +125,44 @@ def prices_from_options(price_in: float | None, price_out: float | None,
 
 
 class CostMeter:
-    """Dollars actually paid in this session (thread-safe), against ``--max-cost``."""
+    """Dollars paid in this session (thread-safe), against ``--max-cost``.
+
+    ``paid`` sums what the server's usage counts cost. A reply without usage (a server
+    that reports none, or absurd counts) would otherwise cost nothing here, and
+    ``--max-cost`` could never stop such a run: its cost is *estimated* instead
+    (:func:`estimated_cost`, the ``--dry-run`` rules applied to what was sent and
+    received), kept apart in ``estimated`` and counted against the limit too.
+    """
 
     def __init__(self, limit: float | None = None):
         self.limit = limit
         self._paid = 0.0
+        self._estimated = 0.0
         self._lock = threading.Lock()
 
-    def add(self, usd: float | None) -> None:
+    def add(self, usd: float | None, *, estimated: bool = False) -> None:
         if usd:
             with self._lock:
-                self._paid += usd
+                if estimated:
+                    self._estimated += usd
+                else:
+                    self._paid += usd
 
     @property
     def paid(self) -> float:
         with self._lock:
             return self._paid
 
+    @property
+    def estimated(self) -> float:
+        with self._lock:
+            return self._estimated
+
     def exhausted(self) -> bool:
-        return self.limit is not None and self.paid >= self.limit
+        if self.limit is None:
+            return False
+        with self._lock:
+            return self._paid + self._estimated >= self.limit
 
 
 # --------------------------------------------------------------------------- estimates
@@ -185,3 +210,43 @@ def message_tokens(messages: list[dict[str, Any]], image_sizes: Mapping[int, tup
 def answer_tokens(model_json: str) -> int:
     """Estimated completion tokens of an answer: the structure's JSON and some prose."""
     return text_tokens(model_json) + 50
+
+
+#: A picture whose size cannot be read is counted at the size with the most tiles
+#: after OpenAI's scaling (768 × 2048: 2 × 4 tiles), so an estimate never undercounts it.
+LARGEST_IMAGE = (768, 2048)
+
+
+def _sent_size(url: str) -> tuple[int, int] | None:
+    """(width, height) of a ``data:`` image as sent, None when it cannot be read."""
+    head, _, data = url.partition(",")
+    if not head.startswith("data:") or not head.endswith(";base64"):
+        return None
+    try:
+        with Image.open(io.BytesIO(base64.b64decode(data, validate=False))) as image:
+            return image.size
+    except (ValueError, OSError, Image.DecompressionBombError):
+        return None
+
+
+def estimated_cost(prices: Prices, messages: list[dict[str, Any]], answer: str,
+                   detail: str | None) -> float:
+    """What one request probably cost when the server reported no usage: the prompt by
+    :func:`message_tokens` (each image at its sent size, or at the largest count when its
+    size cannot be read) and the completion by :func:`text_tokens` of the answer."""
+    sizes: dict[int, tuple[int, int]] = {}
+    unknown = 0
+    seen = 0
+    for message in messages:
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                size = _sent_size(str((part.get("image_url") or {}).get("url", "")))
+                if size is None:
+                    unknown += 1
+                else:
+                    sizes[seen] = size
+                seen += 1
+    text, image = message_tokens(messages, sizes, detail)
+    image += unknown * (image_tokens(*LARGEST_IMAGE, detail) - image_tokens(0, 0, detail))
+    return prices.cost(text + image, text_tokens(answer))

@@ -365,6 +365,8 @@ class Session:
     def _cost_summary(self) -> dict[str, Any]:
         return {"prices": self.prices.to_json() if self.prices else None,
                 "paid_this_session_usd": round(self.meter.paid, 8) if self.prices else None,
+                "estimated_this_session_usd": (round(self.meter.estimated, 8)
+                                               if self.prices else None),
                 "max_cost": self.meter.limit}
 
     def _same_task(self, task: TaskLike, old: TaskResult) -> bool:
