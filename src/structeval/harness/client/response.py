@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..safe_text import valid_unicode
+from ...safe_text import valid_unicode
 from .json_prefix import PrefixError, loads_prefix
 
 MAX_ANSWER_CHARS = 2_000_000  # kept of one answer; far beyond any FrameCalc model
