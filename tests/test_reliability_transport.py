@@ -18,7 +18,7 @@ import tracemalloc
 
 import pytest
 
-from structeval.harness.client.json_prefix import PrefixError, loads_prefix
+from structeval.harness.common.json_prefix import PrefixError, loads_prefix
 from structeval.harness.client.response import MalformedReply, sse_events
 from structeval.harness.client.transport import (
     ChatTransport,

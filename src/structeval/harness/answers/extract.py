@@ -24,7 +24,7 @@ from typing import Any
 
 import json_repair
 
-from .json_prefix import PrefixError, loads_prefix
+from ..common.json_prefix import PrefixError, loads_prefix
 
 MAX_CANDIDATE_CHARS = 2_000_000  # far beyond any structure; bounds the decoding work
 #: json_repair costs time quadratic in a text cut inside a string (measured: 1.5 s at

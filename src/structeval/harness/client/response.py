@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...safe_text import valid_unicode
-from .json_prefix import PrefixError, loads_prefix
+from ..common.json_prefix import PrefixError, loads_prefix
 
 MAX_ANSWER_CHARS = 2_000_000  # kept of one answer; far beyond any FrameCalc model
 MAX_TOKENS = 10**9  # a usage count at or above this is not believable
