@@ -2,10 +2,11 @@
 """One self-contained HTML report of a run: ``python tools/report.py RESULTS_DIR -o report.html``.
 
 Summary tables and charts, then per task: the input drawing, the ground truth
-and the model's reconstruction drawn by our renderer side by side with the
-differences marked, both bending-moment diagrams, the diagnosis and every
-attempt's feedback; filter and sort in the page. No network is needed to
-build or to view it (images are inline JPEG data URIs).
+and the model's reconstruction side by side with the differences marked, both
+bending-moment diagrams (drawn by the page as SVG when a task is opened), the
+diagnosis once and every attempt's feedback; filter and sort in the page. No
+network is needed to build or to view it (pictures are inline WebP data URIs,
+drawings and raw answers one packed data block).
 
 Exit codes: 0 written; 2 unreadable results or bad options.
 """

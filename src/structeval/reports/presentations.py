@@ -13,15 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
-from pathlib import Path
 from typing import Any
 
 from ..statistics.factors import MODALITY, task_factors
-from .figures import Picture, input_picture
+from .figures import Picture
 from .runfiles import TaskRow
 from .taskview import TaskView
-
-THUMB_WIDTH = 260  # px: a structure's presentations sit side by side, so they are small
 
 
 def _e(value: Any) -> str:
@@ -59,10 +56,10 @@ def factor_attributes(row: TaskRow) -> str:
     return "".join(f" data-f-{f}='{_e(v)}'" for f, v in task_factors(row).items())
 
 
-def structure_views(views: Sequence[TaskView], tasks: Mapping[str, Any],
-                    width: int = THUMB_WIDTH) -> list[StructureView]:
+def structure_views(views: Sequence[TaskView]) -> list[StructureView]:
     """The structures shown in two or more presentations, in dataset order, each with a
-    thumbnail of every presentation (``tasks`` is the dataset: id → Task)."""
+    thumbnail of every presentation (the task's own input picture: the page holds each
+    picture once, and the gallery shows it again by reference)."""
     grouped: dict[str, list[TaskView]] = {}
     for v in views:
         grouped.setdefault(v.row.structure or v.row.id, []).append(v)
@@ -74,9 +71,7 @@ def structure_views(views: Sequence[TaskView], tasks: Mapping[str, Any],
         varying = tuple(name for name in factors[0] if len({f.get(name) for f in factors}) > 1)
         shown = []
         for v, f in zip(members, factors, strict=True):
-            task = tasks.get(v.row.id)
-            picture = input_picture(Path(task.image_path) if task is not None else None, width)
-            shown.append(ShownTask(v.order, v.row, f, picture))
+            shown.append(ShownTask(v.order, v.row, f, v.image))
         first = members[0].row
         out.append(StructureView(structure, first.category, first.difficulty, varying,
                                  tuple(shown)))
@@ -183,8 +178,8 @@ def _shown(s: ShownTask, varying: Sequence[str]) -> str:
     label = " · ".join(f"{f} {s.factors.get(f, '?')}" for f in varying)
     if s.picture.uri is None:
         body = f"<div class='noimg'>{_e(s.picture.note or 'not available')}</div>"
-    else:
-        body = (f"<img class='thumb' src='{s.picture.uri}' width='{s.picture.width}' "
+    else:  # the page's script copies the task's own picture here (it is stored once)
+        body = (f"<img class='thumb' data-from='img-{s.order}' width='{s.picture.width}' "
                 f"height='{s.picture.height}' alt='{_e(s.row.id)}'>")
     return (f"<figure class='shown'{factor_attributes(s.row)} data-id='{_e(s.row.id)}'>{body}"
             f"<figcaption><a href='#task-{s.order}'>{_e(s.row.id)}</a> · {_e(label)}<br>"
