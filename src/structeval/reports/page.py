@@ -7,15 +7,25 @@ browser); data for the filters travels in data attributes, never in script.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
 from ..harness.grading import STAGES
-from ..statistics.resampling import weighted_mean
+from ..statistics.resampling import Interval, weighted_mean
 from ..statistics.runs import TaskScores, per_task
+from .accuracy import (
+    GROUP_RESAMPLES,
+    LOAD_BINS,
+    MEMBER_BINS,
+    GroupAccuracy,
+    by_size,
+    group_accuracy,
+    grouped,
+)
 from .charts import grouped_bars, stage_bars
+from .confounding import Confounded
 from .differences import LEGEND
 from .evidence import AttemptView
 from .figures import Picture
@@ -27,7 +37,7 @@ from .presentations import (
     filter_factors,
     structures_section,
 )
-from .runfiles import RunResults
+from .runfiles import RunResults, TaskRow
 from .sketch_script import SKETCH_JS, packed_block
 from .taskview import TaskView
 
@@ -45,6 +55,8 @@ class PageContext:
     warnings: list[str]
     factors: dict[str, Any] = field(default_factory=dict)  # statistics.factors.factor_summary
     structures: list[StructureView] = field(default_factory=list)
+    sizes: dict[str, tuple[int, int]] = field(default_factory=dict)  # id → (members, loads)
+    confounded: dict[tuple[str, str], Confounded] = field(default_factory=dict)
 
 
 def _e(value: Any) -> str:
@@ -60,20 +72,23 @@ def _acc(tasks: Sequence[TaskScores], first: bool = False) -> float:
     return 100.0 * weighted_mean(values, [t.difficulty for t in tasks])
 
 
-def _groups(tasks: list[TaskScores], key: Callable[[TaskScores], Any],
-            ) -> list[tuple[str, list[TaskScores]]]:
-    grouped: dict[Any, list[TaskScores]] = {}
-    for t in tasks:
-        grouped.setdefault(key(t), []).append(t)
-    return [(str(k), grouped[k]) for k in sorted(grouped)]
+def _ci(iv: Interval) -> str:
+    return f"{iv.estimate:.1f}% <small>[{iv.low:.1f}, {iv.high:.1f}]</small>"
 
 
-def _group_table(title: str, groups: list[tuple[str, list[TaskScores]]]) -> str:
-    rows = "".join(f"<tr><td>{_e(name)}</td><td>{len(ts)}</td>"
-                   f"<td>{sum(t.difficulty for t in ts)}</td><td>{_pct(_acc(ts, True))}</td>"
-                   f"<td>{_pct(_acc(ts))}</td></tr>" for name, ts in groups)
-    return (f"<table><tr><th>{_e(title)}</th><th>Tasks</th><th>Max score</th><th>pass@1</th>"
-            f"<th>After repair</th></tr>{rows}</table>")
+def _group_table(title: str, groups: Sequence[GroupAccuracy]) -> str:
+    rows = "".join(f"<tr><td>{_e(g.name)}</td><td>{g.tasks}</td><td>{g.max_score}</td>"
+                   f"<td>{_ci(g.pass_at_1)}</td><td>{_ci(g.after_repair)}</td></tr>"
+                   for g in groups)
+    return (f"<table><tr><th>{_e(title)}</th><th>Tasks</th><th>Max score</th>"
+            f"<th>pass@1 [95% CI]</th><th>After repair [95% CI]</th></tr>{rows}</table>")
+
+
+def _bars(title: str, groups: Sequence[GroupAccuracy]) -> str:
+    return grouped_bars(title, [(g.name, (g.pass_at_1.estimate, g.after_repair.estimate),
+                                 ((g.pass_at_1.low, g.pass_at_1.high),
+                                  (g.after_repair.low, g.after_repair.high)))
+                                for g in groups], ("pass@1", "after repair"))
 
 
 def _summary(ctx: PageContext) -> str:
@@ -108,11 +123,36 @@ def _summary(ctx: PageContext) -> str:
     return "<div class='tables'>" + "".join(out) + "</div>"
 
 
+def _transitions(rows: Sequence[TaskRow]) -> str:
+    """Stage at the first attempt (rows) → stage after repair (columns), scored tasks."""
+    scored = [r for r in rows if r.status == "scored"]
+    counts: dict[tuple[str, str], int] = {}
+    for r in scored:
+        key = (r.first_attempt_stage or "?", r.stage or "?")
+        counts[key] = counts.get(key, 0) + 1
+    firsts = [x for x in STAGES if any(k[0] == x for k in counts)]
+    finals = [x for x in STAGES if any(k[1] == x for k in counts)]
+    if not scored:
+        return ""
+    top = max(counts.values())
+    head = "".join(f"<th>{_e(x)}</th>" for x in finals)
+
+    def cell(n: int) -> str:
+        return f"<td style='background:rgba(31,78,137,{0.08 + 0.5 * n / top:.2f})'>{n or ''}</td>"
+
+    body = "".join(f"<tr><td>{_e(f)}</td>"
+                   + "".join(cell(counts.get((f, x), 0)) for x in finals) + "</tr>"
+                   for f in firsts)
+    return (f"<table id='transitions'><tr><th>pass@1 ↓ / after repair →</th>{head}</tr>{body}"
+            f"<tr><td colspan='{len(finals) + 1}'><small>Scored tasks by stage at the first "
+            "attempt and after repair (a repair moves a task right of its pass@1 stage)."
+            "</small></td></tr></table>")
+
+
 def _charts(ctx: PageContext) -> str:
     tasks = per_task(ctx.results.rows)
-    by_cat = _groups(tasks, lambda t: t.category)
-    by_dif = _groups(tasks, lambda t: t.difficulty)
-    series = ("pass@1", "after repair")
+    by_cat = [group_accuracy("all", tasks), *grouped(tasks, lambda t: t.category)]
+    by_dif = grouped(tasks, lambda t: t.difficulty, lambda d: f"d{d}")
     shown = ctx.results.rows_of_run(ctx.shown_run)
     scored = [r for r in shown if r.status == "scored"]
 
@@ -125,16 +165,21 @@ def _charts(ctx: PageContext) -> str:
         return out
 
     suffix = f" (run {ctx.shown_run})" if len(ctx.results.runs) > 1 else ""
-    return "<div class='charts'>" + "".join([
-        grouped_bars("Weighted accuracy by category",
-                     [("all", (_acc(tasks, True), _acc(tasks)))]
-                     + [(n, (_acc(ts, True), _acc(ts))) for n, ts in by_cat], series),
-        grouped_bars("Weighted accuracy by difficulty",
-                     [(f"d{n}", (_acc(ts, True), _acc(ts))) for n, ts in by_dif], series),
-        stage_bars(f"Stage distribution of scored tasks{suffix}",
-                   [("pass@1", counts(True)), ("after repair", counts(False))]),
-    ]) + "</div>" + "<div class='tables'>" + _group_table("Category", by_cat) + \
-        _group_table("Difficulty", by_dif) + "</div>"
+    charts = [_bars("Weighted accuracy by category", by_cat),
+              _bars("Weighted accuracy by difficulty", by_dif)]
+    tables = [_group_table("Category", by_cat), _group_table("Difficulty", by_dif)]
+    for name, index, bins in (("members", 0, MEMBER_BINS), ("loads", 1, LOAD_BINS)):
+        sizes = {k: v[index] for k, v in ctx.sizes.items()}
+        if sizes:
+            groups = by_size(tasks, sizes, bins)
+            charts.append(_bars(f"Weighted accuracy by number of {name}", groups))
+            tables.append(_group_table(f"{name.capitalize()} (ground truth)", groups))
+    charts.append(stage_bars(f"Stage distribution of scored tasks{suffix}",
+                             [("pass@1", counts(True)), ("after repair", counts(False))]))
+    return ("<div class='charts'>" + "".join(charts) + "</div><div class='tables'>"
+            + _transitions(shown) + "".join(tables) + "</div>"
+            "<p class='meta'>Whiskers and brackets: 95% task-bootstrap intervals "
+            f"({GROUP_RESAMPLES:,} resamples, fixed seed).</p>")
 
 
 def _select(ident: str, label: str, options: Sequence[tuple[str, str]], attrs: str = "") -> str:
@@ -330,7 +375,7 @@ def render_page(ctx: PageContext) -> str:
         f"<header><h1>{_e(title)}</h1><p class='meta'>{_e(meta)}</p>",
         f"<ul class='notes'>{warnings}</ul>" if warnings else "", "</header><main>",
         "<section id='summary'><h2>Summary</h2>", _summary(ctx), _charts(ctx), "</section>",
-        factor_section(ctx.factors, len(ctx.results.runs)),
+        factor_section(ctx.factors, len(ctx.results.runs), ctx.confounded),
         structures_section(ctx.structures, multi, ctx.shown_run),
         f"<section id='tasks'><h2>Tasks{_e(shown)}</h2>", _controls(ctx.views, ctx.factors),
         _legend(),

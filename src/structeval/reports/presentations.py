@@ -16,6 +16,8 @@ from html import escape
 from typing import Any
 
 from ..statistics.factors import MODALITY, task_factors
+from .charts import forest_plot
+from .confounding import Confounded
 from .figures import Picture
 from .runfiles import TaskRow
 from .taskview import TaskView
@@ -106,22 +108,47 @@ def _accuracy_table(by_factor: Mapping[str, Mapping[str, Any]], runs: int) -> st
             f"<th>Average ratio</th></tr>{''.join(rows)}</table>")
 
 
-def _delta_table(deltas: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+Confounding = Mapping[tuple[str, str], Confounded]
+
+
+def _delta_table(deltas: Mapping[str, Sequence[Mapping[str, Any]]],
+                 confounded: Confounding) -> str:
     rows = []
     for factor, entries in deltas.items():
         for e in entries:
             c = e.get("controlled")
             controlled = (f"<td>{_ci(c['pass_at_1'])}</td><td>{_ci(c['after_repair'])}</td>"
                           if c else "<td>–</td><td>–</td>")
+            same = confounded.get((factor, str(e["label"])))
+            note = f"<td class='v confounded'>† {_e(same.sentence)}</td>" if same else \
+                "<td></td>"
             rows.append(f"<tr data-factor='{_e(factor)}'><td class='v'>{_e(factor)}: "
                         f"{_e(e['label'])}</td>"
                         f"<td>{e['structures']}</td><td>{e['controlled_pairs']}</td>"
                         f"<td>{_ci(e['pass_at_1'])}</td><td>{_ci(e['after_repair'])}</td>"
-                        f"{controlled}</tr>")
+                        f"{controlled}{note}</tr>")
     return ("<table id='delta-table'><tr><th>Delta (points)</th><th>Structures</th>"
             "<th>Controlled pairs</th><th>pass@1 [95% CI]</th><th>After repair [95% CI]</th>"
-            "<th>Controlled pass@1</th><th>Controlled after repair</th></tr>"
+            "<th>Controlled pass@1</th><th>Controlled after repair</th><th>Note</th></tr>"
             f"{''.join(rows)}</table>")
+
+
+def forest_rows(deltas: Mapping[str, Sequence[Mapping[str, Any]]], confounded: Confounding,
+                key: str) -> list[tuple[str, float, float, float, bool]]:
+    """(label, estimate, low, high, confounded) of every delta, for :func:`forest_plot`."""
+    return [(f"{factor}: {e['label']}", e[key]["estimate"], e[key]["low"], e[key]["high"],
+             (factor, str(e["label"])) in confounded)
+            for factor, entries in deltas.items() for e in entries]
+
+
+def forests(deltas: Mapping[str, Sequence[Mapping[str, Any]]], confounded: Confounding,
+            prefix: str = "") -> str:
+    """The forest plots of the paired deltas, pass@1 and after repair."""
+    note = "† confounded: the same task pairs as another factor's delta" if confounded else ""
+    return "<div class='charts'>" + "".join(
+        forest_plot(f"{prefix}Presentation deltas, {name}", forest_rows(deltas, confounded, key),
+                    note) for key, name in (("pass_at_1", "pass@1"),
+                                            ("after_repair", "after repair"))) + "</div>"
 
 
 def _robustness(robustness: Mapping[str, Mapping[str, Any]]) -> str:
@@ -147,7 +174,7 @@ DEFINITIONS = (
     "robustness leave out tasks that were unavailable in some run.")
 
 
-def factor_section(factors: Mapping[str, Any], runs: int) -> str:
+def factor_section(factors: Mapping[str, Any], runs: int, confounded: Confounding) -> str:
     """The "Presentation factors" section, or "" when the run varies no factor."""
     by_factor = factors.get("by_factor") or {}
     deltas = factors.get("presentation_deltas") or {}
@@ -156,7 +183,8 @@ def factor_section(factors: Mapping[str, Any], runs: int) -> str:
     parts = ["<section id='factors'><h2>Presentation factors</h2><div class='tables'>",
              _accuracy_table(by_factor, runs), "</div>"]
     if deltas:
-        parts.append("<div class='tables'>" + _delta_table(deltas) + "</div>")
+        parts.append(forests(deltas, confounded))
+        parts.append("<div class='tables'>" + _delta_table(deltas, confounded) + "</div>")
     parts.append(_robustness(factors.get("presentation_robustness") or {}))
     parts.append(f"<p class='meta'>{_e(DEFINITIONS)}</p></section>")
     return "".join(parts)

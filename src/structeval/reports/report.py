@@ -17,7 +17,8 @@ from typing import Any
 from ..model.errors import StructEvalError
 from ..scoring import DEFAULT_TOLERANCE
 from ..statistics.factors import factor_summary
-from ..statistics.runs import run_statistics
+from ..statistics.runs import per_task, run_statistics
+from .confounding import confounded_deltas
 from .evidence import read_evidence
 from .figures import IMAGE_WIDTH, Picture, input_picture
 from .page import PageContext, render_page
@@ -101,7 +102,11 @@ def build_report(path: str | Path, *, data_dir: Path | None = None, run: int | N
             views.append(view)
             if each is not None:
                 each(view)
+    factors = factor_summary(results.rows, results.info.modality)
+    confounded = confounded_deltas(per_task(results.rows),
+                                   factors.get("presentation_deltas") or {},
+                                   results.info.modality)
+    sizes = {i: (len(t.model.links), len(t.model.loads)) for i, t in tasks.items()}
     context = PageContext(results, shown, run_statistics(results.rows), views, warnings,
-                          factor_summary(results.rows, results.info.modality),
-                          structure_views(views))
+                          factors, structure_views(views), sizes, confounded)
     return render_page(context), warnings

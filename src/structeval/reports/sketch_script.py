@@ -31,7 +31,7 @@ SKETCH_JS = r"""
     }
     return ready;
   }
-  var NS = "http://www.w3.org/2000/svg", INK = "#2a3140", WIDE = 340, PAD = 34, MH = 34;
+  var NS = "http://www.w3.org/2000/svg", INK = "#2a3140", WIDE = 340, PAD = 46, MH = 36;
   function el(name, attrs, parent) {
     var n = document.createElementNS(NS, name);
     Object.keys(attrs).forEach(function (k) { n.setAttribute(k, String(attrs[k])); });
