@@ -438,7 +438,7 @@ def test_the_report_renders_in_chromium(report, browser):
         assert opened["frame_t01"]["answers"][0] == HOSTILE  # as text, not as markup
         assert opened["pwned"] is None
         assert state["shown"] == "4 of 4 task(s) shown"
-        assert state["charts"] == 3
+        assert state["charts"] == 5  # category, difficulty, members, loads, stages
 
         visible = tools.evaluate("""(() => {
             const pick = (id, value) => {

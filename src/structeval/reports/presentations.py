@@ -174,8 +174,11 @@ DEFINITIONS = (
     "robustness leave out tasks that were unavailable in some run.")
 
 
-def factor_section(factors: Mapping[str, Any], runs: int, confounded: Confounding) -> str:
-    """The "Presentation factors" section, or "" when the run varies no factor."""
+def factor_section(factors: Mapping[str, Any], runs: int,
+                   confounded: Confounding | None = None) -> str:
+    """The "Presentation factors" section, or "" when the run varies no factor
+    (``confounded``: :func:`.confounding.confounded_deltas` of the same run)."""
+    confounded = confounded or {}
     by_factor = factors.get("by_factor") or {}
     deltas = factors.get("presentation_deltas") or {}
     if not deltas and not any(len(values) >= 2 for values in by_factor.values()):
