@@ -55,3 +55,16 @@ def test_opposite_orientation_is_reported():
     found = confounded_deltas(tasks, deltas)
     assert found[("dimensioning", "exam − full")].same_sign is False
     assert "opposite sign" in found[("dimensioning", "exam − full")].sentence
+
+
+def test_deltas_without_controlled_pairs_over_other_pairs_are_not_confounded():
+    """Exam dimensioning comes with a sketch in one structure and with Chinese in another:
+    no delta has a controlled pair, but no two compare the same task pairs."""
+    tasks = [task("S1-plain", "S1", 1.0), task("S1-x", "S1", 0.5, dimensioning="exam",
+                                                 language="zh"),
+             task("S2-plain", "S2", 1.0), task("S2-x", "S2", 0.25, dimensioning="exam",
+                                                 values="parametric")]
+    deltas = presentation_deltas(tasks)
+    assert {e["controlled_pairs"] for es in deltas.values() for e in es} == {0}
+    assert len(deltas) == 3
+    assert confounded_deltas(tasks, deltas) == {}
