@@ -496,3 +496,54 @@ def test_the_browser_checks_can_fail(browser, tmp_path):
         assert fetched
     finally:
         tools.close()
+
+
+def test_hostile_ids_in_a_drawing_stay_text(browser, tmp_path):
+    """Point ids of a model's answer are drawn by the page's script: as text nodes, never
+    as markup (a sketch built from a parsed model whose ids are hostile)."""
+    from structeval.model import parse_model
+    from structeval.reports.page_assets import CSP
+    from structeval.reports.sketch import sketch
+    from structeval.reports.sketch_script import SKETCH_JS, packed_block
+
+    hostile = "<img src=x onerror='window.__pwned=3'>"
+    model = parse_model({
+        "points": [{"id": hostile, "x": 0, "y": 0}, {"id": "B</script>", "x": 4, "y": 0}],
+        "links": [{"id": "L1", "a": hostile, "b": "B</script>"}],
+        "supports": [{"id": "S1", "at": {"type": "point", "id": hostile}, "kind": "pin"},
+                     {"id": "S2", "at": {"type": "point", "id": "B</script>"},
+                      "kind": "roller"}],
+        "loads": [{"id": "Q1", "kind": "distributedLoad",
+                   "at": {"type": "link", "id": "L1"}, "wStart": 5, "wEnd": 5, "angleDeg": -90}]})
+    data = {"gt": sketch(model, {"link:L1": "#d55e00"}), "cand": None, "gtNote": None,
+            "candNote": hostile}
+    boxes = "".join(f"<div data-which='{w}'></div>" for w in ("gt", "cand", "gtm", "candm"))
+    page = tmp_path / "hostile.html"
+    packed = packed_block("page-data", {"s": [data], "a": [[]]})
+    page.write_text(
+        f"<!DOCTYPE html><html><head><meta http-equiv='Content-Security-Policy' "
+        f"content=\"{CSP}\"></head><body><details class='drawings' data-order='0' open>"
+        f"<summary>s</summary>{boxes}</details>{packed}"
+        f"<script>{SKETCH_JS}</script></body></html>", encoding="utf-8")
+    tools = open_page(browser, page.resolve().as_uri())
+    try:
+        got = tools.evaluate("""(async () => {
+            await new Promise(r => setTimeout(r, 300));
+            return {
+              texts: Array.from(document.querySelectorAll('svg.sketch text'))
+                          .map(t => t.textContent),
+              svgs: document.querySelectorAll('svg.sketch').length,
+              imgs: document.images.length,
+              note: document.querySelector("[data-which='cand']").textContent,
+              red: document.querySelectorAll("svg.sketch line[stroke='#d55e00']").length,
+              pwned: window.__pwned === undefined ? null : window.__pwned,
+            };
+        })()""")
+        assert got["svgs"] == 2  # the structure and its moments; the candidate is a note
+        assert hostile in got["texts"] and "B</script>" in got["texts"]
+        assert "5 kN/m" in got["texts"]
+        assert got["note"] == hostile and got["imgs"] == 0 and got["pwned"] is None
+        assert got["red"] == 1  # the member marked as missing
+        assert console_errors(tools.events) == []
+    finally:
+        tools.close()

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..fe import analyze
+from ..model.errors import StructEvalError
 from ..model.semantics import (
     couple,
     distributed_extent,
@@ -79,7 +80,7 @@ def _loads(model: Model, marks: Mapping[str, str]) -> list[list[Any]]:
     return out
 
 
-class NoBending(ValueError):
+class NoBending(StructEvalError):
     """Every member is moment-free (a pin-jointed truss): there is no diagram to draw."""
 
 
@@ -111,7 +112,7 @@ def sketch(model: Model, marks: Mapping[str, str]) -> dict[str, Any]:
                 for s in model.supports]
     drawing: dict[str, Any] = {"p": points, "l": links, "s": supports,
                                "f": _loads(model, marks)}
-    diagram, note = guarded("the bending moments cannot be computed", lambda: moments(model))
+    diagram, note = guarded("no moment diagram", lambda: moments(model))
     if diagram is not None:
         drawing["m"] = diagram
     else:
