@@ -18,7 +18,6 @@ import tracemalloc
 
 import pytest
 
-from structeval.harness.common.json_prefix import PrefixError, loads_prefix
 from structeval.harness.client.response import MalformedReply, sse_events
 from structeval.harness.client.transport import (
     ChatTransport,
@@ -26,6 +25,7 @@ from structeval.harness.client.transport import (
     ServiceUnavailable,
     parse_retry_after,
 )
+from structeval.harness.common.json_prefix import PrefixError, loads_prefix
 from structeval.harness.common.settings import RetryPolicy, WaitBudget
 from structeval.harness.common.trace import REDACTED, Redactor, redact_then_cut
 from tests.fakeserver.server import Answer, Fail, FakeOpenAI, Huge, Raw, Trickle

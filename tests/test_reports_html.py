@@ -14,6 +14,7 @@ the filters work, and to save a screenshot.
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import os
 import queue
@@ -107,21 +108,38 @@ def test_every_task_has_its_section_in_dataset_order(report):
 
 
 PICTURES = {  # the unavailable task has no reconstruction; a pin-jointed truss no moments
-    "beam_t01": ["input", "gt", "cand", "gt-moment", "cand-moment"],
-    "frame_t01": ["input", "gt", "cand", "gt-moment", "cand-moment"],
-    "truss_t01": ["input", "gt", "cand"],
-    "beam_t02": ["input", "gt", "gt-moment"],
+    "beam_t01": ["gt", "cand", "gtm", "candm"],
+    "frame_t01": ["gt", "cand", "gtm", "candm"],
+    "truss_t01": ["gt", "cand"],
+    "beam_t02": ["gt", "gtm"],
 }
+
+
+def payload(html: str) -> dict[str, Any]:
+    """The page's packed data block (drawings and raw answers), unpacked as the browser does."""
+    packed = re.search(r"<script type='application/octet-stream' id='page-data'>([^<]*)"
+                       "</script>", html).group(1)
+    return json.loads(gzip.decompress(base64.b64decode(packed)))
+
+
+def drawn(sketches: dict[str, Any]) -> list[str]:
+    """Which of the four drawings a task's data can draw (the others carry a note)."""
+    out = [side for side in ("gt", "cand") if sketches[side] is not None]
+    return out + [f"{side}m" for side in ("gt", "cand")
+                  if sketches[side] is not None and "m" in sketches[side]]
 
 
 def test_pictures_per_task(report):
     found = sections(report["html"])
-    for task_id in ORDER:
-        classes = re.findall(r"<img class='([a-z-]+)' src='data:image/jpeg;base64,", found[task_id])
-        assert classes == PICTURES[task_id], task_id
-    assert "the task has no graded attempt" in found["beam_t02"]
+    data = payload(report["html"])
+    for k, task_id in enumerate(ORDER):
+        assert re.findall(r"<img class='([a-z-]+)' id='img-\d+' src='data:image/webp;base64,",
+                          found[task_id]) == ["input"], task_id
+        assert sorted(drawn(data["s"][k])) == sorted(PICTURES[task_id]), task_id
+    assert "the task has no graded attempt" in data["s"][3]["candNote"]
     # a truss's |M| is round-off (~1e-18 kN·m): a note, not noise scaled to full height
-    assert found["truss_t01"].count("no bending moment anywhere") == 2
+    truss = data["s"][2]
+    assert all("no bending moment anywhere" in truss[side]["mnote"] for side in ("gt", "cand"))
 
 
 def test_the_page_is_self_contained(report):
@@ -129,26 +147,39 @@ def test_the_page_is_self_contained(report):
     assert not re.search(r"""(?:src|href)\s*=\s*['"](?!data:)""", html)
     assert "@import" not in html and "url(" not in html
     assert "Content-Security-Policy" in html
-    assert len(html.encode()) < 1_000_000  # four tasks; JPEG data URIs keep it small
+    assert len(html.encode()) < 200_000  # four tasks: pictures are small WebP, data packed
 
 
 def test_differences_diagnosis_and_feedback_are_shown(report):
     found = sections(report["html"])
     frame = found["frame_t01"]
-    assert "<b>Loads:</b> the loads on the member between your point B and your point C" in frame
+    loads = "the loads on the member between your point B and your point C"
+    assert frame.count(loads) == 1  # the diagnosis, not again in the differences or feedback
     assert frame.count("<li>Attempt ") == 3
     assert frame.count("Feedback sent for the next attempt:") == 2  # after attempts 1 and 2
     assert "Hinges (releases) stage failed" in frame or "releases" in frame
     truss = found["truss_t01"]
     assert "links[0].b" in truss  # the validation issue of the invalid first answer
-    assert "<b>Members:</b>" in truss
+    assert "Geometry stage failed" in truss
     assert "none: the reconstruction matches the drawing" in found["beam_t01"]
+
+
+def test_each_diagnosis_is_shown_once(report):
+    """A stuck model earns the same diagnosis at every attempt, and each feedback quotes it:
+    every distinct diagnosis text stands once in its task's section."""
+    found = sections(report["html"])
+    for task_id, section in found.items():
+        texts = set(re.findall(r"<div>Diagnosis: ([^<]+)</div>", section))
+        texts |= set(re.findall(r"<h4>Diagnosis</h4><p>([^<]+)</p>", section))
+        for text in texts - {"–"}:
+            if not text.startswith("same as "):
+                assert section.count(text) == 1, (task_id, text)
 
 
 def test_hostile_answers_are_escaped(report):
     html = report["html"]
     assert "<script>window.__pwned" not in html
-    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
+    assert HOSTILE in payload(html)["a"][1]  # the raw answer, shown by textContent
     assert html.count("<script>") == 1
 
 
@@ -380,11 +411,34 @@ def test_the_report_renders_in_chromium(report, browser):
             };
         })()""")
         assert state["sections"] == list(ORDER)
-        assert state["images"] == sum(map(len, PICTURES.values()))
+        assert state["images"] == len(ORDER)  # the input drawings
         assert state["broken"] == []
-        assert state["scripts"] == 1 and state["pwned"] is None
+        assert state["scripts"] == 2 and state["pwned"] is None  # the code, the packed data
+
+        opened = tools.evaluate("""(async () => {
+            document.querySelectorAll('details').forEach(d => { d.open = true; });
+            await new Promise(r => setTimeout(r, 500));
+            const out = {};
+            document.querySelectorAll('article.task').forEach(a => {
+              out[a.dataset.id] = {
+                drawn: Array.from(a.querySelectorAll('[data-which]'))
+                            .filter(b => b.querySelector('svg.sketch'))
+                            .map(b => b.dataset.which),
+                lines: a.querySelectorAll('svg.sketch line').length,
+                answers: Array.from(a.querySelectorAll('details.answer pre'))
+                              .map(p => p.textContent),
+              };
+            });
+            out.pwned = window.__pwned === undefined ? null : window.__pwned;
+            return out;
+        })()""")
+        for task_id in ORDER:
+            assert sorted(opened[task_id]["drawn"]) == sorted(PICTURES[task_id]), task_id
+            assert opened[task_id]["lines"] > 0, task_id
+        assert opened["frame_t01"]["answers"][0] == HOSTILE  # as text, not as markup
+        assert opened["pwned"] is None
         assert state["shown"] == "4 of 4 task(s) shown"
-        assert state["charts"] == 3
+        assert state["charts"] == 5  # category, difficulty, members, loads, stages
 
         visible = tools.evaluate("""(() => {
             const pick = (id, value) => {
@@ -440,5 +494,59 @@ def test_the_browser_checks_can_fail(browser, tmp_path):
         fetched = [e for e in tools.events if e.get("method") == "Network.requestWillBeSent"
                    and e["params"]["request"]["url"].startswith("http:")]
         assert fetched
+    finally:
+        tools.close()
+
+
+def test_hostile_ids_in_a_drawing_stay_text(browser, tmp_path):
+    """Point ids of a model's answer are drawn by the page's script: as text nodes, never
+    as markup (a sketch built from a parsed model whose ids are hostile)."""
+    from structeval.model import parse_model
+    from structeval.reports.page_assets import CSP
+    from structeval.reports.sketch import sketch
+    from structeval.reports.sketch_script import SKETCH_JS, packed_block
+
+    hostile = "<img src=x onerror='window.__pwned=3'>"
+    model = parse_model({
+        "points": [{"id": hostile, "x": 0, "y": 0}, {"id": "B</script>", "x": 4, "y": 0}],
+        "links": [{"id": "L1", "a": hostile, "b": "B</script>"}],
+        "supports": [{"id": "S1", "at": {"type": "point", "id": hostile}, "kind": "pin"},
+                     {"id": "S2", "at": {"type": "point", "id": "B</script>"},
+                      "kind": "roller"}],
+        "loads": [{"id": "Q1", "kind": "distributedLoad",
+                   "at": {"type": "link", "id": "L1"}, "wStart": 5, "wEnd": 5, "angleDeg": -90}]})
+    data = {"gt": sketch(model, {"link:L1": "#d55e00"}), "cand": None, "gtNote": None,
+            "candNote": hostile}
+    boxes = "".join(f"<div data-which='{w}'></div>" for w in ("gt", "cand", "gtm", "candm"))
+    page = tmp_path / "hostile.html"
+    packed = packed_block("page-data", {"s": [data], "a": [[]]})
+    page.write_text(
+        f"<!DOCTYPE html><html><head><meta http-equiv='Content-Security-Policy' "
+        f"content=\"{CSP}\"></head><body><details class='drawings' data-order='0' open>"
+        f"<summary>s</summary>{boxes}</details>{packed}"
+        f"<script>{SKETCH_JS}</script></body></html>", encoding="utf-8")
+    tools = open_page(browser, page.resolve().as_uri())
+    try:
+        got = tools.evaluate("""(async () => {
+            await new Promise(r => setTimeout(r, 300));
+            return {
+              texts: Array.from(document.querySelectorAll('svg.sketch text'))
+                          .map(t => t.textContent),
+              svgs: document.querySelectorAll('svg.sketch').length,
+              imgs: document.images.length,
+              note: document.querySelector("[data-which='cand']").textContent,
+              red: document.querySelectorAll("svg.sketch line[stroke='#d55e00']").length,
+              pwned: window.__pwned === undefined ? null : window.__pwned,
+            };
+        })()""")
+        assert got["svgs"] == 2  # the structure and its moments; the candidate is a note
+        assert hostile in got["texts"] and "B</script>" in got["texts"]
+        assert "5 kN/m" in got["texts"]
+        assert got["note"] == hostile and got["imgs"] == 0 and got["pwned"] is None
+        assert got["red"] == 1  # the member marked as missing
+        # the tab may be the one a test before used: Log/Runtime.enable replay its messages
+        start = next(k for k, e in enumerate(tools.events)
+                     if e.get("method") == "Page.frameNavigated")
+        assert console_errors(tools.events[start:]) == []
     finally:
         tools.close()

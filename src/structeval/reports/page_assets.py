@@ -50,6 +50,10 @@ article.structure { background: #fff; border: 1px solid var(--line); border-radi
 article.structure .figs { grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); }
 td[rowspan] { vertical-align: top; }
 td.v { text-align: left; }
+img.thumb { max-width: 260px; height: auto; }
+details.drawings > summary { cursor: pointer; color: var(--muted); margin: 6px 0; }
+.sk svg { max-width: 100%; height: auto; display: block; margin: 0 auto; }
+.fig-note { font-size: 12px; color: #8a3b00; }
 """
 
 JS = """

@@ -13,15 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
-from pathlib import Path
 from typing import Any
 
 from ..statistics.factors import MODALITY, task_factors
-from .figures import Picture, input_picture
+from .charts import forest_plot
+from .confounding import Confounded
+from .figures import Picture
 from .runfiles import TaskRow
 from .taskview import TaskView
-
-THUMB_WIDTH = 260  # px: a structure's presentations sit side by side, so they are small
 
 
 def _e(value: Any) -> str:
@@ -59,10 +58,10 @@ def factor_attributes(row: TaskRow) -> str:
     return "".join(f" data-f-{f}='{_e(v)}'" for f, v in task_factors(row).items())
 
 
-def structure_views(views: Sequence[TaskView], tasks: Mapping[str, Any],
-                    width: int = THUMB_WIDTH) -> list[StructureView]:
+def structure_views(views: Sequence[TaskView]) -> list[StructureView]:
     """The structures shown in two or more presentations, in dataset order, each with a
-    thumbnail of every presentation (``tasks`` is the dataset: id → Task)."""
+    thumbnail of every presentation (the task's own input picture: the page holds each
+    picture once, and the gallery shows it again by reference)."""
     grouped: dict[str, list[TaskView]] = {}
     for v in views:
         grouped.setdefault(v.row.structure or v.row.id, []).append(v)
@@ -74,9 +73,7 @@ def structure_views(views: Sequence[TaskView], tasks: Mapping[str, Any],
         varying = tuple(name for name in factors[0] if len({f.get(name) for f in factors}) > 1)
         shown = []
         for v, f in zip(members, factors, strict=True):
-            task = tasks.get(v.row.id)
-            picture = input_picture(Path(task.image_path) if task is not None else None, width)
-            shown.append(ShownTask(v.order, v.row, f, picture))
+            shown.append(ShownTask(v.order, v.row, f, v.image))
         first = members[0].row
         out.append(StructureView(structure, first.category, first.difficulty, varying,
                                  tuple(shown)))
@@ -111,22 +108,47 @@ def _accuracy_table(by_factor: Mapping[str, Mapping[str, Any]], runs: int) -> st
             f"<th>Average ratio</th></tr>{''.join(rows)}</table>")
 
 
-def _delta_table(deltas: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+Confounding = Mapping[tuple[str, str], Confounded]
+
+
+def _delta_table(deltas: Mapping[str, Sequence[Mapping[str, Any]]],
+                 confounded: Confounding) -> str:
     rows = []
     for factor, entries in deltas.items():
         for e in entries:
             c = e.get("controlled")
             controlled = (f"<td>{_ci(c['pass_at_1'])}</td><td>{_ci(c['after_repair'])}</td>"
                           if c else "<td>–</td><td>–</td>")
+            same = confounded.get((factor, str(e["label"])))
+            note = f"<td class='v confounded'>† {_e(same.sentence)}</td>" if same else \
+                "<td></td>"
             rows.append(f"<tr data-factor='{_e(factor)}'><td class='v'>{_e(factor)}: "
                         f"{_e(e['label'])}</td>"
                         f"<td>{e['structures']}</td><td>{e['controlled_pairs']}</td>"
                         f"<td>{_ci(e['pass_at_1'])}</td><td>{_ci(e['after_repair'])}</td>"
-                        f"{controlled}</tr>")
+                        f"{controlled}{note}</tr>")
     return ("<table id='delta-table'><tr><th>Delta (points)</th><th>Structures</th>"
             "<th>Controlled pairs</th><th>pass@1 [95% CI]</th><th>After repair [95% CI]</th>"
-            "<th>Controlled pass@1</th><th>Controlled after repair</th></tr>"
+            "<th>Controlled pass@1</th><th>Controlled after repair</th><th>Note</th></tr>"
             f"{''.join(rows)}</table>")
+
+
+def forest_rows(deltas: Mapping[str, Sequence[Mapping[str, Any]]], confounded: Confounding,
+                key: str) -> list[tuple[str, float, float, float, bool]]:
+    """(label, estimate, low, high, confounded) of every delta, for :func:`forest_plot`."""
+    return [(f"{factor}: {e['label']}", e[key]["estimate"], e[key]["low"], e[key]["high"],
+             (factor, str(e["label"])) in confounded)
+            for factor, entries in deltas.items() for e in entries]
+
+
+def forests(deltas: Mapping[str, Sequence[Mapping[str, Any]]], confounded: Confounding,
+            prefix: str = "") -> str:
+    """The forest plots of the paired deltas, pass@1 and after repair."""
+    note = "† confounded: the same task pairs as another factor's delta" if confounded else ""
+    return "<div class='charts'>" + "".join(
+        forest_plot(f"{prefix}Presentation deltas, {name}", forest_rows(deltas, confounded, key),
+                    note) for key, name in (("pass_at_1", "pass@1"),
+                                            ("after_repair", "after repair"))) + "</div>"
 
 
 def _robustness(robustness: Mapping[str, Mapping[str, Any]]) -> str:
@@ -152,8 +174,11 @@ DEFINITIONS = (
     "robustness leave out tasks that were unavailable in some run.")
 
 
-def factor_section(factors: Mapping[str, Any], runs: int) -> str:
-    """The "Presentation factors" section, or "" when the run varies no factor."""
+def factor_section(factors: Mapping[str, Any], runs: int,
+                   confounded: Confounding | None = None) -> str:
+    """The "Presentation factors" section, or "" when the run varies no factor
+    (``confounded``: :func:`.confounding.confounded_deltas` of the same run)."""
+    confounded = confounded or {}
     by_factor = factors.get("by_factor") or {}
     deltas = factors.get("presentation_deltas") or {}
     if not deltas and not any(len(values) >= 2 for values in by_factor.values()):
@@ -161,7 +186,8 @@ def factor_section(factors: Mapping[str, Any], runs: int) -> str:
     parts = ["<section id='factors'><h2>Presentation factors</h2><div class='tables'>",
              _accuracy_table(by_factor, runs), "</div>"]
     if deltas:
-        parts.append("<div class='tables'>" + _delta_table(deltas) + "</div>")
+        parts.append(forests(deltas, confounded))
+        parts.append("<div class='tables'>" + _delta_table(deltas, confounded) + "</div>")
     parts.append(_robustness(factors.get("presentation_robustness") or {}))
     parts.append(f"<p class='meta'>{_e(DEFINITIONS)}</p></section>")
     return "".join(parts)
@@ -183,8 +209,8 @@ def _shown(s: ShownTask, varying: Sequence[str]) -> str:
     label = " · ".join(f"{f} {s.factors.get(f, '?')}" for f in varying)
     if s.picture.uri is None:
         body = f"<div class='noimg'>{_e(s.picture.note or 'not available')}</div>"
-    else:
-        body = (f"<img class='thumb' src='{s.picture.uri}' width='{s.picture.width}' "
+    else:  # the page's script copies the task's own picture here (it is stored once)
+        body = (f"<img class='thumb' data-from='img-{s.order}' width='{s.picture.width}' "
                 f"height='{s.picture.height}' alt='{_e(s.row.id)}'>")
     return (f"<figure class='shown'{factor_attributes(s.row)} data-id='{_e(s.row.id)}'>{body}"
             f"<figcaption><a href='#task-{s.order}'>{_e(s.row.id)}</a> · {_e(label)}<br>"

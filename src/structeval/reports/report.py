@@ -8,16 +8,19 @@ is missing there or its image differs from the one the model was shown.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ..model.errors import StructEvalError
 from ..scoring import DEFAULT_TOLERANCE
 from ..statistics.factors import factor_summary
-from ..statistics.runs import run_statistics
+from ..statistics.runs import per_task, run_statistics
+from .confounding import confounded_deltas
 from .evidence import read_evidence
-from .figures import IMAGE_WIDTH
+from .figures import IMAGE_WIDTH, Picture, input_picture
 from .page import PageContext, render_page
 from .presentations import structure_views
 from .runfiles import TRACE_FILE, ResultsError, RunResults, TaskRow, load_results
@@ -55,6 +58,17 @@ def _rows_by_task(results: RunResults) -> dict[str, tuple[TaskRow, ...]]:
     return {k: tuple(sorted(v, key=lambda r: r.run)) for k, v in grouped.items()}
 
 
+def input_pictures(pool: ThreadPoolExecutor, tasks: Sequence[Any | None],
+                   width: int) -> list[Future[Picture]]:
+    """The input picture of each task (None: not in the dataset), made in ``pool``:
+    Pillow releases the GIL while it decodes, shrinks and encodes, so the pictures
+    are made on the other cores while this thread reads the answers."""
+    def one(task: Any | None) -> Picture:
+        return input_picture(Path(task.image_path) if task is not None else None, width)
+
+    return [pool.submit(one, task) for task in tasks]
+
+
 def build_report(path: str | Path, *, data_dir: Path | None = None, run: int | None = None,
                  each: Callable[[TaskView], None] | None = None,
                  image_width: int = IMAGE_WIDTH) -> tuple[str, list[str]]:
@@ -79,13 +93,20 @@ def build_report(path: str | Path, *, data_dir: Path | None = None, run: int | N
     tolerance = results.info.tolerance or DEFAULT_TOLERANCE
     runs_of = _rows_by_task(results)
     views = []
-    for order, row in enumerate(results.rows_of_run(shown)):
-        view = build_task_view(order, row, runs_of[row.id], tasks.get(row.id),
-                               evidence.get(row.id), tolerance, image_width)
-        views.append(view)
-        if each is not None:
-            each(view)
+    rows = results.rows_of_run(shown)
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        images = input_pictures(pool, [tasks.get(row.id) for row in rows], image_width)
+        for order, (row, image) in enumerate(zip(rows, images, strict=True)):
+            view = build_task_view(order, row, runs_of[row.id], tasks.get(row.id),
+                                   evidence.get(row.id), tolerance, image)
+            views.append(view)
+            if each is not None:
+                each(view)
+    factors = factor_summary(results.rows, results.info.modality)
+    confounded = confounded_deltas(per_task(results.rows),
+                                   factors.get("presentation_deltas") or {},
+                                   results.info.modality)
+    sizes = {i: (len(t.model.links), len(t.model.loads)) for i, t in tasks.items()}
     context = PageContext(results, shown, run_statistics(results.rows), views, warnings,
-                          factor_summary(results.rows, results.info.modality),
-                          structure_views(views, tasks))
+                          factors, structure_views(views), sizes, confounded)
     return render_page(context), warnings

@@ -8,6 +8,7 @@ exactly the structure that was graded (repairs of broken JSON included).
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,15 +17,9 @@ from ..harness.answers.extract import extract_json
 from ..model import Model, ModelError, parse_model
 from .differences import Differences, find_differences
 from .evidence import TaskEvidence
-from .figures import (
-    IMAGE_WIDTH,
-    PairPictures,
-    Picture,
-    guarded,
-    input_picture,
-    pair_pictures,
-)
+from .figures import Picture, guarded
 from .runfiles import TaskRow
+from .sketch import PairSketches, pair_sketches
 
 
 @dataclass(frozen=True)
@@ -32,11 +27,15 @@ class TaskView:
     order: int  # position in the results (dataset order)
     row: TaskRow  # the run shown
     runs: tuple[TaskRow, ...]  # every run of the task, in run order
-    image: Picture
-    pictures: PairPictures
+    image_job: Future[Picture]  # made in a thread pool (report.input_pictures)
+    sketches: PairSketches
     differences: Differences | None
     evidence: TaskEvidence | None
     notes: tuple[str, ...]  # why something is missing or suspicious
+
+    @property
+    def image(self) -> Picture:
+        return self.image_job.result()
 
     @property
     def stage_key(self) -> str:
@@ -75,8 +74,9 @@ def _image_check(task: Any, evidence: TaskEvidence | None) -> list[str]:
 
 def build_task_view(order: int, row: TaskRow, runs: tuple[TaskRow, ...], task: Any,
                     evidence: TaskEvidence | None, tolerance: float,
-                    width: int = IMAGE_WIDTH) -> TaskView:
-    """``task`` is the dataset's Task (or None when the dataset lacks it)."""
+                    image: Future[Picture]) -> TaskView:
+    """``task`` is the dataset's Task (or None when the dataset lacks it); ``image`` its
+    input picture (made beforehand, several at a time: see ``report.input_pictures``)."""
     notes = [] if task is not None else [
         "this task is not in the dataset given to the report: no input image or ground truth"]
     notes += _image_check(task, evidence)
@@ -89,6 +89,5 @@ def build_task_view(order: int, row: TaskRow, runs: tuple[TaskRow, ...], task: A
         notes += [note] if note else []
     marks_gt = differences.gt_marks if differences else {}
     marks_cand = differences.cand_marks if differences else {}
-    pictures = pair_pictures(gt, cand, marks_gt, marks_cand, why_not, width)
-    image = input_picture(Path(task.image_path) if task is not None else None, width)
-    return TaskView(order, row, runs, image, pictures, differences, evidence, tuple(notes))
+    sketches = pair_sketches(gt, cand, marks_gt, marks_cand, why_not)
+    return TaskView(order, row, runs, image, sketches, differences, evidence, tuple(notes))
