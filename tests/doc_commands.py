@@ -179,12 +179,15 @@ def all_commands(root: Path = ROOT) -> list[DocCommand]:
 
 # ------------------------------------------------------------------ normalising
 
-def variants(argv: tuple[str, ...]) -> list[list[str]]:
+def variants(argv: tuple[str, ...], placeholders: dict[str, str] | None = None,
+             ) -> list[list[str]]:
     """The concrete argument lists a documented command stands for.
 
     ``[--opt V]`` marks an optional part (kept), ``...`` an elision (dropped),
-    ``a|b|c`` alternatives (each one checked), placeholders become sample values.
+    ``a|b|c`` alternatives (each one checked), placeholders become sample values
+    (``placeholders`` over :data:`PLACEHOLDERS`).
     """
+    sample = {**PLACEHOLDERS, **(placeholders or {})}
     words: list[list[str]] = []
     for word in argv:
         word = word.strip("[]")
@@ -192,9 +195,9 @@ def variants(argv: tuple[str, ...]) -> list[list[str]]:
             continue
         word = word.removesuffix("...").removesuffix("…")
         if "|" in word and not word.startswith(("-", "http")) and "=" not in word:
-            words.append([PLACEHOLDERS.get(w, w) for w in word.split("|")])
+            words.append([sample.get(w, w) for w in word.split("|")])
         else:
-            words.append([PLACEHOLDERS.get(word, word)])
+            words.append([sample.get(word, word)])
     width = max((len(w) for w in words), default=1)
     return [[w[min(i, len(w) - 1)] for w in words] for i in range(width)]
 
@@ -448,6 +451,8 @@ CHEAP_PROGRAMS = (("tools/dataset_table.py",), ("-m", "structeval", "solve"),
                   ("-m", "structeval", "score"))
 #: At most this many tasks when a documented --debug or --dry-run is run.
 RUN_LIMIT = "3"
+#: Where a documented command writes a file or folder (moved to a scratch folder to run).
+OUTPUT_FLAGS = ("-o", "--output", "--json")
 
 
 def runnable(command: DocCommand) -> list[list[str]]:
@@ -475,10 +480,74 @@ def runnable(command: DocCommand) -> list[list[str]]:
     return out
 
 
-def run(words: list[str], *, scratch: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    """Run one documented command from the checkout; its --output goes to ``scratch``."""
+def with_outputs(words: list[str], scratch: Path) -> list[str]:
+    """The command with every file or folder it writes (``-o``, ``--output``, ``--json``)
+    moved into ``scratch``, under the name the page gave it."""
     words = list(words)
-    if "--output" in words:
-        words[words.index("--output") + 1] = str(scratch / "run")
+    for at, word in enumerate(words[:-1]):
+        if word in OUTPUT_FLAGS:
+            words[at + 1] = str(scratch / Path(words[at + 1]).name)
+    return words
+
+
+def run(words: list[str], *, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run one documented command (the words after ``python``) from the checkout."""
     return subprocess.run([sys.executable, *words], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300)
+
+
+def widest(commands: list[list[str]]) -> list[list[str]]:
+    """Commands minus those another one covers: the same program with a subset of its
+    options (running ``tool A B`` adds nothing once ``tool A B --opt`` ran)."""
+    def shape(words: list[str]) -> tuple[str, frozenset[str]]:
+        program = " ".join(words[:3]) if words[0] == "-m" else words[0]
+        return program, frozenset(w for w in words if w.startswith("-"))
+
+    kept: list[list[str]] = []
+    for i, words in enumerate(commands):
+        program, flags = shape(words)
+        covered = any(shape(other)[0] == program and flags <= shape(other)[1]
+                      and (flags < shape(other)[1] or j < i)
+                      for j, other in enumerate(commands) if j != i)
+        if not covered:
+            kept.append(words)
+    return kept
+
+
+#: Programs that read a run folder (the documented ones run on a run the test made).
+RUN_READERS = ("tools/report.py", "tools/compare.py", "tools/leaderboard.py",
+               "tools/rescore.py")
+
+
+def evaluations(commands: list[DocCommand]) -> list[list[str]]:
+    """Complete evaluation commands (a shell block's ``run_eval.py``/``structeval eval``
+    with ``--model``, on the shipped data, not a dry run): each once, as ``python`` words."""
+    out: list[list[str]] = []
+    for command in commands:
+        if command.inline:
+            continue
+        for argv in variants(command.argv):
+            if argv[0] not in ("python", "python3", "structeval"):
+                continue
+            words = argv[1:] if argv[0] != "structeval" else ["-m", "structeval", *argv[1:]]
+            is_eval = words[:1] == ["run_eval.py"] or words[:3] == ["-m", "structeval", "eval"]
+            if (is_eval and "--model" in words and words not in out
+                    and not {"--dry-run", "--debug", "--help", "--data-dir"} & set(words)):
+                out.append(words)
+    return widest(out)
+
+
+def run_readers(commands: list[DocCommand], run_dir: Path, scratch: Path) -> list[list[str]]:
+    """The documented commands of the run-folder tools, on ``run_dir``, writing to scratch."""
+    folders = dict.fromkeys(("RUN_DIR", "RUN_A", "RUN_B", "results/gpt-4o"), str(run_dir))
+    places = {**folders, "DIR": str(ROOT / "data"), "NEW": str(scratch / "rescored")}
+    out: list[list[str]] = []
+    for command in commands:
+        for argv in variants(command.argv, places):
+            words = argv[1:] if argv[0].startswith("python") else argv
+            if words[0] not in RUN_READERS or words in out:
+                continue
+            if command.inline and check(replace(command, inline=False)).problems:
+                continue
+            out.append(with_outputs(words, scratch))
+    return widest(out)

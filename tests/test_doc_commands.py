@@ -17,7 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from .doc_commands import ROOT, all_commands, check, doc_files, report, run, runnable
+from .doc_commands import (
+    ROOT,
+    all_commands,
+    check,
+    doc_files,
+    evaluations,
+    report,
+    run,
+    run_readers,
+    runnable,
+    with_outputs,
+)
+from .fakeserver.server import Answer, FakeOpenAI, Script
 
 COMMANDS = all_commands()
 
@@ -98,7 +110,7 @@ def run_env(tmp_path_factory) -> dict[str, str]:
 
 @pytest.mark.parametrize("words", list(RUNS), ids=[" ".join(w)[:70] for w in RUNS])
 def test_cheap_documented_commands_run(words, run_env, tmp_path: Path) -> None:
-    done = run(list(words), scratch=tmp_path, env=run_env)
+    done = run(with_outputs(list(words), tmp_path), env=run_env)
     shown = "\n".join(RUNS[words])
     assert done.returncode == 0, (f"{shown}\n(run as {' '.join(words)}) exited "
                                   f"{done.returncode}:\n{done.stderr[-2000:]}")
@@ -109,3 +121,30 @@ def test_cheap_runs_cover_the_main_kinds() -> None:
     kinds = {" ".join(w[:3]) for w in RUNS}
     assert any("--debug" in w for w in RUNS) and any("--dry-run" in w for w in RUNS)
     assert any(k.startswith("-m structeval solve") for k in kinds), kinds
+
+
+def test_documented_evaluations_and_run_tools_run_against_a_local_server(
+        run_env, tmp_path: Path) -> None:
+    """The README's main job as written (evaluate, then report), and every documented
+    evaluation and run-folder command, on two tasks against a scripted local server."""
+    answer = (ROOT / "data" / "raw_models" / "frame-s1-0010.json").read_text(encoding="utf-8")
+    jobs = evaluations(COMMANDS)
+    assert any("--output" in w for w in jobs), jobs  # the README's main job is among them
+    env = {**run_env, "OPENAI_API_KEY": "sk-docs-test-key"}
+    runs = []
+    with FakeOpenAI(Script(default=Answer(text=f"<json>{answer}</json>"))) as server:
+        for i, words in enumerate(jobs):
+            scratch = tmp_path / f"job{i}"
+            scratch.mkdir()
+            args = with_outputs([*words, *([] if "--output" in words else ["--output", "run"])],
+                                scratch)
+            done = run([*args, "--api-base", server.base_url, "--limit", "2",
+                        "--max-retries", "0"], env=env)
+            assert done.returncode == 0, f"{' '.join(words)}: {done.stderr[-2000:]}"
+            runs.append(Path(args[args.index("--output") + 1]))
+    readers = run_readers(COMMANDS, runs[0], tmp_path)
+    assert {w[0] for w in readers} >= {"tools/report.py", "tools/rescore.py"}, readers
+    for words in readers:
+        done = run(words, env=env)
+        assert done.returncode == 0, f"{' '.join(words)}: {done.stderr[-2000:]}"
+        assert "Traceback" not in done.stderr and "sk-docs-test-key" not in done.stdout
