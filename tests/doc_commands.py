@@ -349,6 +349,8 @@ def _inspect_problems(args: list[str]) -> list[str]:
     if target.endswith(".py"):
         if not (ROOT / target).is_file():
             problems.append(f"no task file {target}")
+    elif not target:
+        problems.append(MISSING + "no task named")
     elif target != "structeval/structeval":
         problems.append(f"unknown task {target!r} (the package's task is structeval/structeval)")
     group = inspect_command()

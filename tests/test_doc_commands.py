@@ -79,13 +79,6 @@ def test_a_planted_wrong_command_is_named_with_file_line_and_option(tmp_path: Pa
         assert f"{where}:{line}:" in found[line] and word in found[line], found[line]
 
 
-def test_the_shipped_pages_hold_no_wrong_split() -> None:
-    """The mistake that started this check stays fixed (a cheap, direct guard)."""
-    for page in doc_files():
-        text = page.read_text(encoding="utf-8")
-        assert "--split test" not in text and "split=test" not in text, page
-
-
 def _unique_runs() -> dict[tuple[str, ...], list[str]]:
     """Each cheap command once (several pages show the same), with where it is shown."""
     runs: dict[tuple[str, ...], list[str]] = {}
