@@ -449,29 +449,53 @@ def report(command: DocCommand, verdict: Verdict) -> str:
 #: Words that make a documented command cheap enough to run as written.
 CHEAP_FLAGS = ("--help", "-h", "--dry-run", "--debug", "--list-families")
 #: Programs that are cheap whatever their options (they read or solve a file or two).
-CHEAP_PROGRAMS = (("tools/dataset_table.py",), ("-m", "structeval", "solve"),
-                  ("-m", "structeval", "score"))
+CHEAP_PROGRAMS = (("-m", "structeval", "solve"), ("-m", "structeval", "score"))
 #: At most this many tasks when a documented --debug or --dry-run is run.
 RUN_LIMIT = "3"
 #: Where a documented command writes a file or folder (moved to a scratch folder to run).
-OUTPUT_FLAGS = ("-o", "--output", "--json")
+OUTPUT_FLAGS = ("-o", "--output", "--json", "--out")
+#: Tools run on a small copy of the data folder: the option naming it (None: an argument).
+SMALL_DATA_TOOLS = {"tools/dataset_table.py": "--data-dir", "tools/check_drawings.py": "--data-dir",
+                    "tools/generate_gt.py": "--data", "tools/check_presentations.py": None}
+#: The tasks of that copy: a frame (PNG), a beam (JPEG) and a truss.
+SMALL_DATA_TASKS = ("frame-s1-0010", "beam-s1-0000", "truss-s1-0002")
 
 
-def runnable(command: DocCommand) -> list[list[str]]:
+def small_data(folder: Path) -> Path:
+    """A data folder of :data:`SMALL_DATA_TASKS`, copied from the shipped one."""
+    import shutil
+
+    for sub, pattern in (("raw_models", "{}.json"), ("ground_truth_meta", "{}.json"),
+                         ("images", "{}.*")):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+        for task in SMALL_DATA_TASKS:
+            for source in (ROOT / "data" / sub).glob(pattern.format(task)):
+                shutil.copy2(source, folder / sub / source.name)
+    return folder
+
+
+def runnable(command: DocCommand, data: Path | None = None) -> list[list[str]]:
     """The variants of a command worth running (an argv after ``python``), made cheap.
 
-    ``--debug`` and ``--dry-run`` get ``--limit 3`` unless they give a limit; a command
-    reading another dataset (``--data-dir``) is parsed only, as is anything needing an
-    API or a run folder.
+    ``--debug`` and ``--dry-run`` get ``--limit 3`` unless they give a limit; the
+    tools of :data:`SMALL_DATA_TOOLS` run on ``data`` (a small data folder) when it is
+    given; a command reading another dataset (``--data-dir``) is parsed only, as is
+    anything needing an API or a run folder.
     """
     if command.inline and check(replace(command, inline=False)).problems:
         return []  # named in prose without what it needs to run
     out = []
-    for argv in variants(command.argv):
-        if argv[0] not in ("python", "python3") or "--data-dir" in argv:
+    places = {"DIR": str(data), "data": str(data)} if data else {}
+    for argv in variants(command.argv, places):
+        if argv[0] not in ("python", "python3"):
             continue
         words = argv[1:]
-        if not (any(flag in words for flag in CHEAP_FLAGS)
+        if words[0] in SMALL_DATA_TOOLS and data is not None:
+            option = SMALL_DATA_TOOLS[words[0]]
+            if option and option not in words:
+                words += [option, str(data)]
+        elif "--data-dir" in words or not (
+                any(flag in words for flag in CHEAP_FLAGS)
                 or any(tuple(words[:len(p)]) == p for p in CHEAP_PROGRAMS)):
             continue
         if words[0] == "run_eval.py" and {"--debug", "--dry-run"} & set(words) \

@@ -27,6 +27,7 @@ from .doc_commands import (
     run,
     run_readers,
     runnable,
+    small_data,
     with_outputs,
 )
 from .fakeserver.server import Answer, FakeOpenAI, Script
@@ -79,11 +80,15 @@ def test_a_planted_wrong_command_is_named_with_file_line_and_option(tmp_path: Pa
         assert f"{where}:{line}:" in found[line] and word in found[line], found[line]
 
 
+#: Stands for the small data folder in the collected runs (made once per module).
+SMALL = Path("SMALL-DATA")
+
+
 def _unique_runs() -> dict[tuple[str, ...], list[str]]:
     """Each cheap command once (several pages show the same), with where it is shown."""
     runs: dict[tuple[str, ...], list[str]] = {}
     for command in COMMANDS:
-        for words in runnable(command):
+        for words in runnable(command, SMALL):
             runs.setdefault(tuple(words), []).append(f"{command.where}: `{command.text}`")
     return runs
 
@@ -101,9 +106,15 @@ def run_env(tmp_path_factory) -> dict[str, str]:
     return env
 
 
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    return small_data(tmp_path_factory.mktemp("data"))
+
+
 @pytest.mark.parametrize("words", list(RUNS), ids=[" ".join(w)[:70] for w in RUNS])
-def test_cheap_documented_commands_run(words, run_env, tmp_path: Path) -> None:
-    done = run(with_outputs(list(words), tmp_path), env=run_env)
+def test_cheap_documented_commands_run(words, run_env, small: Path, tmp_path: Path) -> None:
+    args = [str(small) if w == str(SMALL) else w for w in words]
+    done = run(with_outputs(args, tmp_path), env=run_env)
     shown = "\n".join(RUNS[words])
     assert done.returncode == 0, (f"{shown}\n(run as {' '.join(words)}) exited "
                                   f"{done.returncode}:\n{done.stderr[-2000:]}")
@@ -114,6 +125,7 @@ def test_cheap_runs_cover_the_main_kinds() -> None:
     kinds = {" ".join(w[:3]) for w in RUNS}
     assert any("--debug" in w for w in RUNS) and any("--dry-run" in w for w in RUNS)
     assert any(k.startswith("-m structeval solve") for k in kinds), kinds
+    assert any(str(SMALL) in w for w in RUNS)  # the data tools run on the small folder
 
 
 def test_documented_evaluations_and_run_tools_run_against_a_local_server(
