@@ -482,9 +482,7 @@ def runnable(command: DocCommand, data: Path | None = None) -> list[list[str]]:
     given; a command reading another dataset (``--data-dir``) is parsed only, as is
     anything needing an API or a run folder.
     """
-    if command.inline and check(replace(command, inline=False)).problems:
-        return []  # named in prose without what it needs to run
-    out = []
+    out: list[list[str]] = []
     places = {"DIR": str(data), "data": str(data)} if data else {}
     for argv in variants(command.argv, places):
         if argv[0] not in ("python", "python3"):
@@ -503,6 +501,8 @@ def runnable(command: DocCommand, data: Path | None = None) -> list[list[str]]:
             words += ["--limit", RUN_LIMIT]
         if words not in out:
             out.append(words)
+    if out and command.inline and check(replace(command, inline=False)).problems:
+        return []  # named in prose without what it needs to run
     return out
 
 
