@@ -129,3 +129,13 @@ def test_every_old_readme_heading_heads_a_section() -> None:
         headings |= set(re.findall(r"^#{1,6} (.+)$", (ROOT / included).read_text(), re.M))
     lost = [h for h in OLD_README_HEADINGS if h not in headings]
     assert not lost, f"sections of the old README with no heading any more: {lost}"
+
+
+def test_the_readme_links_to_pages_that_exist() -> None:
+    """The README is read on the forge, outside the site: its links are file paths."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme)
+    local = [t for t in targets if "://" not in t]
+    assert local, "the README links into the documentation"
+    missing = [t for t in local if not (ROOT / t).is_file()]
+    assert not missing, f"README links to missing files: {missing}"
