@@ -120,8 +120,8 @@ def test_the_generated_splits_are_the_recipe(tasks: list[Task], shipped_figures:
     assert len(fresh_layouts) < 40, len(fresh_layouts)
 
 
-def test_the_readme_shows_the_shipped_composition(tasks: list[Task]) -> None:
-    """The README's dataset tables are ``tools/dataset_table.py``'s output on ``data/``."""
+def test_the_docs_show_the_shipped_composition(tasks: list[Task]) -> None:
+    """The dataset page's tables are ``tools/dataset_table.py``'s output on ``data/``."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -129,9 +129,10 @@ def test_the_readme_shows_the_shipped_composition(tasks: list[Task]) -> None:
     assert spec is not None and spec.loader is not None
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[1] / "docs" / "dataset" / "index.md").read_text(
+        encoding="utf-8")
     start, end = "<!-- dataset-table:start -->\n", "<!-- dataset-table:end -->"
-    shown = readme[readme.index(start) + len(start):readme.index(end)]
+    shown = page[page.index(start) + len(start):page.index(end)]
     assert shown.strip() == tool.tables(tasks).strip(), (
-        "README dataset tables are stale: paste `python tools/dataset_table.py` between the "
-        "dataset-table markers")
+        "docs/dataset/index.md dataset tables are stale: paste `python tools/dataset_table.py` "
+        "between the dataset-table markers")

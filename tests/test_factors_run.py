@@ -5,7 +5,7 @@ presentations; its docstring tabulates every task's difficulty, presentation and
 scripted credits. Every expected value below is written as arithmetic on that
 table, not copied from the output.
 
-Hand-worked definitions (README "Reading the factor table"): a delta is the
+Hand-worked definitions (docs/results/factor-table.md, "Reading the factor table"): a delta is the
 difficulty-weighted mean over structures of (mean credit at v − mean credit at
 w); C-zh is unavailable, so structure C drops out of the deltas and of the
 robustness (it has one scored presentation left), while by_factor counts it 0.
@@ -195,9 +195,9 @@ def test_the_printed_summary_has_the_factor_table(summary):
     assert "pass@1 1 of 3 (33.3%), after repair 2 of 3 (66.7%)" in text
 
 
-def test_the_readme_example_is_what_this_run_prints(summary):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert format_factors(summary) in readme
+def test_the_docs_example_is_what_this_run_prints(summary):
+    page = (ROOT / "docs" / "results" / "factor-table.md").read_text(encoding="utf-8")
+    assert format_factors(summary) in page
 
 
 def test_run_eval_prints_the_factor_table(factor_run, tmp_path):

@@ -1,8 +1,8 @@
-"""Print the dataset's composition as the Markdown tables the README shows.
+"""Print the dataset's composition as the Markdown tables the documentation shows.
 
-Why a tool: the README's dataset table is a claim about ``data/``; printing it from
-the data (and a test comparing the README with this output) keeps the claim true
-after every regeneration.
+Why a tool: the dataset page's tables (``docs/dataset/index.md``) are a claim about
+``data/``; printing them from the data (and a test comparing that page with this
+output) keeps the claim true after every regeneration.
 
     python tools/dataset_table.py [--data-dir DIR]
 """

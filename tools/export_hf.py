@@ -2,7 +2,7 @@
 """Write the dataset as a Hugging Face ``datasets`` folder, ready to push to the Hub.
 
     python tools/export_hf.py --out hf-export               # every task
-    python tools/export_hf.py --out hf-export --split test  # one split
+    python tools/export_hf.py --out hf-export --split hard  # one split
     huggingface-cli upload OWNER/NAME hf-export --repo-type dataset
 
 The folder holds ``data/<split>-00000-of-00001.parquet`` (an ``image`` column in the

@@ -19,7 +19,7 @@ fractions 0-1: weighted accuracy (Σ credit × difficulty / Σ difficulty) and
 pass@1 weighted accuracy, overall and grouped by category and difficulty.
 
 Task parameters mirror the CLI (``-T max_retries=0``, ``-T prompt_type=strict``,
-``-T split=test``, ``-T category=beam,frame``, ``-T difficulty=4,5``,
+``-T split=hard``, ``-T category=beam,frame``, ``-T difficulty=4,5``,
 ``-T presentation=language=en``, ``-T lang=en``, ``-T data_dir=DIR|hf://…``,
 ``-T limit=20``, ``-T filter=beam-*``, ``-T tolerance=0.02``). Installed with
 ``pip install 'structeval[inspect]'``, the task is also ``structeval/structeval``.
