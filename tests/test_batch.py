@@ -239,3 +239,16 @@ def test_cli_refuses_batch_with_max_cost(tmp_path):
                                        "--price-out", "1", "--output", str(tmp_path / "o")])
     assert result.exit_code == 2
     assert "--batch cannot be combined with --max-cost" in result.output
+
+
+def test_dry_run_shows_the_batch_price(dataset, tmp_path):
+    data_dir = Path(next(iter(dataset.values())).image_path).parent.parent
+    args = ["--model", "m", "--api-key", "k", "--data-dir", str(data_dir), "--split", "all",
+            "--dry-run", "--price-in", "2", "--price-out", "8", "--no-cache"]
+    plain = CliRunner().invoke(main, args)
+    batched = CliRunner().invoke(main, [*args, "--batch"])
+    assert plain.exit_code == 0 and batched.exit_code == 0, batched.output
+    assert "With --batch" not in plain.output
+    first = float(plain.output.split("Estimated cost")[1].split("$")[3].split(" ")[0])
+    line = next(ln for ln in batched.output.splitlines() if ln.startswith("With --batch"))
+    assert float(line.split("$")[1].split(" ")[0]) == pytest.approx(first / 2, abs=1e-4)

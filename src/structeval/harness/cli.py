@@ -351,7 +351,7 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
                              negotiator=session.negotiator_for_estimate(), api_base=api_base,
                              runs=runs, cache=responses, max_image_bytes=session.max_image_bytes,
                              max_dxf_bytes=session.max_dxf_bytes)
-            click.echo(format_estimate(found, prices))
+            click.echo(format_estimate(found, prices, batch=batch))
             sys.exit(0)
         outcome = session.run(tasks, echo=echo_note)
     except ParameterRejected as exc:
