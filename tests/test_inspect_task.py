@@ -218,3 +218,98 @@ def test_chinese_prompts_feedback_and_credit_equal_run_eval(data, tmp_path):
         (tmp_path / "run_eval" / "results.json").read_text())["tasks"]}
     for sample in logs[0].samples:
         assert sample.scores["staged_credit"].value == rows[sample.id]["ratio"], sample.id
+
+
+def test_inspect_metrics_group_by_every_presentation_factor(both_runs):
+    """Grouped metrics per factor value, as results.json's by_factor groups tasks (here
+    every task shares each factor's value, so each group is the whole run)."""
+    from structeval.presentation import FACTORS
+
+    _, log, _, _, _ = both_runs
+    metrics = {k: v.value for k, v in log.results.scores[0].metrics.items()}
+    factors = log.samples[0].metadata
+    for factor in FACTORS:
+        key = f"{factor}={factors[factor]}"
+        assert metrics[key] == pytest.approx(metrics["weighted_accuracy"]), key
+        assert metrics[f"pass@1 {key}"] == pytest.approx(metrics["pass_at_1"]), key
+
+
+def _both(root: Path, tmp_path: Path, cli_args: list[str], task_args: dict):
+    """run_eval.py and the inspect task on one script (every answer wrong, no repair):
+    what each sent, per (input, attempt), and the raw request bodies."""
+    from structeval.inspect_task import structeval
+
+    script = Script(Answer(fx.NO_JSON))
+    with FakeOpenAI(script) as server:
+        result = CliRunner().invoke(run_eval_main, [
+            "--model", "fake-vlm", "--api-base", server.base_url, "--api-key", fx.SECRET_KEY,
+            "--data-dir", str(root), "--output", str(tmp_path / "run_eval"),
+            "--max-retries", "0", *cli_args])
+        assert result.exit_code == 0, result.output
+        cli_calls, cli_bodies = conversations(server), [c.body for c in server.calls]
+    mp = pytest.MonkeyPatch()
+    mp.setenv("FAKE_API_KEY", fx.SECRET_KEY)
+    try:
+        with FakeOpenAI(script) as server:
+            inspect_ai.eval(structeval(data_dir=str(root), max_retries=0, **task_args),
+                            model="openai-api/fake/fake-vlm", model_base_url=server.base_url,
+                            log_dir=str(tmp_path / "logs"), display="none")
+            inspect_calls, inspect_bodies = conversations(server), [c.body for c in server.calls]
+    finally:
+        mp.undo()
+    return cli_calls, inspect_calls, cli_bodies, inspect_bodies
+
+
+def test_modality_dxf_sends_what_run_eval_sends(tmp_path):
+    root = tmp_path / "data"
+    fx.build_dataset(root, dxf=["beam_t01", "truss_t01"])
+    cli, ours, _, bodies = _both(root, tmp_path, ["--modality", "dxf"], {"modality": "dxf"})
+    assert ours == cli
+    assert len(ours) == 2  # the tasks without a DXF file are skipped, as by the CLI
+    assert all(not any(p.get("type") == "image_url" for m in b["messages"]
+                       if isinstance(m["content"], list) for p in m["content"])
+               for b in bodies)
+
+
+def test_image_options_send_what_run_eval_sends(data, tmp_path):
+    root, _ = data
+    cli, ours, cli_bodies, bodies = _both(
+        root, tmp_path, ["--max-image-side", "64", "--image-detail", "high"],
+        {"max_image_side": 64, "image_detail": "high"})
+    assert ours == cli  # the same downscaled images, byte for byte
+    details = {p["image_url"].get("detail") for b in bodies + cli_bodies for m in b["messages"]
+               if isinstance(m["content"], list) for p in m["content"]
+               if p["type"] == "image_url"}
+    assert details == {"high"}
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"modality": "pdf"}, "modality must be one of image, dxf"),
+    ({"image_detail": "max"}, "image_detail must be one of low, high, auto"),
+    ({"max_image_side": 3}, "max_image_side must be an integer of at least 16"),
+    ({"modality": "dxf"}, "has a DXF file"),
+])
+def test_bad_image_parameters_are_refused_clearly(data, args, message):
+    from structeval.inspect_task import TaskParameterError, structeval
+
+    root, _ = data
+    with pytest.raises(TaskParameterError, match=message):
+        structeval(data_dir=str(root), **args)
+
+
+def test_inspect_prints_a_bad_parameter_as_one_sentence(data):
+    """`inspect eval … -T split=nosuch`: inspect's command line prints the sentence, no
+    traceback, and exits non-zero."""
+    import subprocess
+    import sys
+
+    root, _ = data
+    proc = subprocess.run([sys.executable, "-m", "inspect_ai", "eval",
+                           "src/structeval/inspect_task.py", "-T", "split=nosuch", "-T",
+                           f"data_dir={root}", "--model", "mockllm/model", "--log-dir",
+                           str(root.parent / "logs")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "Traceback" not in output
+    assert "nosuch" in output or "no task matches" in output

@@ -18,10 +18,17 @@ pass@1 (the first attempt's credit) and every attempt's stage. Metrics, as
 fractions 0-1: weighted accuracy (Σ credit × difficulty / Σ difficulty) and
 pass@1 weighted accuracy, overall and grouped by category and difficulty.
 
+Metrics also come grouped by every presentation factor (``style=scanned``,
+``dimensioning=exam`` …), as ``results.json`` groups them.
+
 Task parameters mirror the CLI (``-T max_retries=0``, ``-T prompt_type=strict``,
 ``-T split=hard``, ``-T category=beam,frame``, ``-T difficulty=4,5``,
 ``-T presentation=language=en``, ``-T lang=en``, ``-T data_dir=DIR|hf://…``,
-``-T limit=20``, ``-T filter=beam-*``, ``-T tolerance=0.02``). Installed with
+``-T limit=20``, ``-T filter=beam-*``, ``-T tolerance=0.02``, ``-T modality=dxf``,
+``-T max_image_side=1568``, ``-T image_detail=high``); the tasks are selected by the
+CLI's own selection (:func:`structeval.harness.tasks.select_tasks`), so ``limit``
+takes the same tasks. A parameter that cannot be used is one sentence (inspect
+prints it without a traceback), never a crash. Installed with
 ``pip install 'structeval[inspect]'``, the task is also ``structeval/structeval``.
 
 This module imports inspect_ai at the top, so nothing else in the package imports it;
@@ -56,16 +63,28 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import Generate, TaskState, solver
 
 from structeval.dataset import Task as DatasetTask
-from structeval.dataset import load_tasks
 from structeval.dataset.benchmark import BENCHMARK
 from structeval.harness.answers.grading import grade_answer, language_grader
+from structeval.harness.client.negotiation import IMAGE_DETAILS
 from structeval.harness.common.settings import PROMPT_TYPES
-from structeval.harness.inputs.images import encode_image
-from structeval.harness.inputs.prompts import LANGUAGES, repair_text, system_prompt, task_text
+from structeval.harness.inputs.prompts import (
+    LANGUAGES,
+    MODALITIES,
+    repair_text,
+    system_prompt,
+    task_text,
+)
+from structeval.harness.inputs.task_input import has_input, prepare_input
+from structeval.harness.inputs.tasks import select_tasks
 from structeval.harness.run.repair_loop import best_attempt
 from structeval.model import Model, dumps_model
 from structeval.model.errors import StructEvalError
-from structeval.presentation import parse_selectors
+from structeval.presentation import FACTORS
+
+try:  # inspect prints this kind of error as its message alone, without a traceback
+    from inspect_ai._util.error import PrerequisiteError as _ShownError
+except ImportError:  # pragma: no cover - an inspect without it: a plain error
+    _ShownError = Exception
 
 STORE_KEY = "structeval_attempts"  # per-sample store: one entry per graded attempt
 
@@ -89,8 +108,15 @@ def _truth(key: str, sample_id: Any) -> Model:
     return _GROUND_TRUTH[key][str(sample_id)]
 
 
-class TaskParameterError(ValueError):
-    """A ``-T`` parameter inspect passed cannot be used; the message says which and why."""
+class TaskParameterError(ValueError, _ShownError):
+    """A ``-T`` parameter inspect passed cannot be used; the message says which and why.
+
+    Also inspect's own "prerequisite" error, which its command line prints as the message
+    alone: a wrong parameter is a sentence for the user, not a traceback."""
+
+    def __init__(self, message: str):
+        ValueError.__init__(self, message)
+        self.message = message
 
 
 # ---------------------------------------------------------------- parameters
@@ -134,29 +160,37 @@ def _selectors(value: Any) -> list[str]:
 def select_dataset_tasks(*, split: str | None, category: Any, difficulty: Any,
                          presentation: Any, data_dir: str | None, limit: int | None,
                          id_filter: str | None) -> list[DatasetTask]:
-    """The tasks run_eval.py would select with the same options, in the same order."""
-    try:
-        selectors = parse_selectors(_selectors(presentation))
-    except ValueError as exc:
-        raise TaskParameterError(f"presentation: {exc}") from None
+    """The tasks run_eval.py would select with the same options, in the same order (the
+    CLI's own selection function, so ``limit`` takes the same tasks)."""
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
         raise TaskParameterError(f"limit must be a positive integer, got {limit!r}")
-    tasks = load_tasks(data_dir or None, split=split, categories=_names(category, "category"),
-                       difficulties=_levels(difficulty), id_filter=id_filter,
-                       presentation=selectors or None)
+    try:
+        tasks = select_tasks(data_dir or None, split=split,
+                             categories=_names(category, "category") or (),
+                             difficulties=_levels(difficulty) or (), id_filter=id_filter,
+                             limit=limit, presentation=_selectors(presentation))
+    except ValueError as exc:  # an unknown presentation factor or value
+        raise TaskParameterError(f"presentation: {exc}") from None
     if not tasks:
         raise TaskParameterError("no task matches the selection")
-    return tasks[:limit] if limit else tasks
+    return tasks
 
 
-def to_sample(item: DatasetTask, lang: str = "en") -> Sample:
-    """One task as an inspect sample: the text (in ``lang``) and the drawing, exactly as
-    run_eval sends them (the system prompt is added by the solver, as run_eval adds it
-    per request)."""
-    image = encode_image(item.image_path)
-    content = [ContentText(text=task_text(item.notes, lang)),
-               ContentImage(image=image.data_url)]
+def to_sample(item: DatasetTask, lang: str = "en", *, modality: str = "image",
+              max_image_side: int | None = None, image_detail: str | None = None) -> Sample:
+    """One task as an inspect sample: the text (in ``lang``) and the drawing — the image
+    (downscaled past ``max_image_side``, with OpenAI's ``detail`` when given) or the DXF
+    text — exactly as run_eval sends them (the system prompt is added by the solver, as
+    run_eval adds it per request)."""
+    shown = prepare_input(item, modality, max_image_side=max_image_side)
+    content: list[ContentText | ContentImage] = []
+    for part in shown.parts(task_text(item.notes, lang, modality)):
+        if part["type"] == "text":
+            content.append(ContentText(text=part["text"]))
+        else:
+            content.append(ContentImage(image=part["image_url"]["url"],
+                                        detail=image_detail or "auto"))
     metadata = {"category": item.category, "difficulty": int(item.difficulty),
                 "split": item.split, "structure": item.structure or item.id,
                 **item.factors()}
@@ -232,7 +266,7 @@ def _weighted(scores: Iterable[SampleScore], credit: Callable[[SampleScore], flo
 
 def _metrics() -> list[Any]:
     out: list[Any] = [weighted_accuracy(), pass_at_1()]
-    for group in ("category", "difficulty"):
+    for group in ("category", "difficulty", *FACTORS):
         out.append(grouped(weighted_accuracy(), group, all=False,
                            name_template=f"{group}={{group_name}}"))
         out.append(grouped(pass_at_1(), group, all=False,
@@ -271,9 +305,20 @@ def staged_credit(truth: str, *, tolerance: float = 0.02, lang: str = "en") -> A
 def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str | None = None,
                category: Any = None, difficulty: Any = None, presentation: Any = None,
                lang: str = "en", data_dir: str | None = None, limit: int | None = None,
-               filter: str | None = None, tolerance: float = 0.02) -> Task:
+               filter: str | None = None, tolerance: float = 0.02, modality: str = "image",
+               max_image_side: int | None = None, image_detail: str | None = None) -> Task:
     """StructuralEval: drawings of beams, frames and trusses → FrameCalc JSON, graded by an
     FE solver with staged partial credit. Parameters mirror ``run_eval.py``'s options."""
+    if modality not in MODALITIES:
+        raise TaskParameterError(f"modality must be one of {', '.join(MODALITIES)}, "
+                                 f"got {modality!r}")
+    if image_detail is not None and image_detail not in IMAGE_DETAILS:
+        raise TaskParameterError(f"image_detail must be one of {', '.join(IMAGE_DETAILS)}, "
+                                 f"got {image_detail!r}")
+    if max_image_side is not None and (isinstance(max_image_side, bool) or not isinstance(
+            max_image_side, int) or max_image_side < 16):
+        raise TaskParameterError(f"max_image_side must be an integer of at least 16 (pixels), "
+                                 f"got {max_image_side!r}")
     if prompt_type not in PROMPT_TYPES:
         raise TaskParameterError(f"prompt_type must be one of {', '.join(PROMPT_TYPES)}, "
                                  f"got {prompt_type!r}")
@@ -291,7 +336,13 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
                                       difficulty=difficulty,
                                       presentation=presentation, data_dir=data_dir,
                                       limit=limit, id_filter=filter)
-        samples = [to_sample(item, lang) for item in chosen]
+        shown = [item for item in chosen if has_input(item, modality)]
+        if not shown:
+            raise TaskParameterError(f"none of the {len(chosen)} selected task(s) has a DXF "
+                                     "file, so modality=dxf has nothing to send")
+        samples = [to_sample(item, lang, modality=modality, max_image_side=max_image_side,
+                             image_detail=image_detail) for item in shown]
+        chosen = shown
     except StructEvalError as exc:
         raise TaskParameterError(str(exc)) from None
     truth = register_ground_truth(chosen)
@@ -301,7 +352,8 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
                 scorer=staged_credit(truth, tolerance=float(tolerance), lang=lang),
                 config=GenerateConfig(temperature=0.0, max_tokens=8192),
                 metadata={"benchmark": "StructuralEval", "prompt_type": prompt_type,
-                          "max_retries": max_retries, "lang": lang})
+                          "max_retries": max_retries, "lang": lang, "modality": modality,
+                          "max_image_side": max_image_side, "image_detail": image_detail})
 
 
 __all__: Sequence[str] = ["pass_at_1", "repair_loop", "staged_credit", "structeval",

@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,13 @@ class Call:
 
 Responder = Callable[[Call], Reply]
 
+
+class Routes(Protocol):
+    """More endpoints for a :class:`FakeOpenAI`: ``handle`` answers a request it serves
+    (through the handler's ``_json``/``_bytes``) and returns True, else False."""
+
+    def handle(self, server: FakeOpenAI, handler: Any, method: str, body: bytes) -> bool: ...
+
 _DATA_URL = re.compile(r"^data:[^;,]+;base64,(.*)$", re.S)
 
 
@@ -196,8 +203,9 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeOpenAI:
     """``with FakeOpenAI(script) as server: server.base_url`` → ``http://127.0.0.1:N/v1``."""
 
-    def __init__(self, responder: Responder):
+    def __init__(self, responder: Responder, *, routes: Routes | None = None):
         self.responder = responder
+        self.routes = routes  # further endpoints (e.g. the Batch API), asked first
         self.calls: list[Call] = []
         self._hits: dict[tuple[str | None, int], int] = defaultdict(int)
         self._answered: dict[tuple[str | None, str], int] = {}
@@ -242,9 +250,17 @@ class FakeOpenAI:
             def log_message(self, *args: object) -> None:
                 pass
 
+            def do_GET(self) -> None:
+                if server.routes is None or not server.routes.handle(server, self, "GET", b""):
+                    self._json(404, {"error": {"message": f"no route {self.path}"}})
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                if server.routes is not None and server.routes.handle(server, self, "POST",
+                                                                      raw):
+                    return
+                body = json.loads(raw or b"{}")
                 if not self.path.rstrip("/").endswith("/chat/completions"):
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
@@ -285,13 +301,16 @@ class FakeOpenAI:
                 if stream:
                     self._stream(reply, body)
                 else:
-                    self._json(200, _completion(reply, body.get("model", "")))
+                    self._json(200, completion_body(reply, body.get("model", "")))
 
             def _json(self, status: int, payload: dict[str, Any],
                       headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(payload).encode()
+                self._bytes(status, json.dumps(payload).encode(), headers)
+
+            def _bytes(self, status: int, data: bytes, headers: dict[str, str] | None = None,
+                       content_type: str = "application/json") -> None:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 for key, value in (headers or {}).items():
                     self.send_header(key, value)
@@ -343,7 +362,7 @@ class FakeOpenAI:
                     data += b"data: [DONE]\n\n"
                     kind = "text/event-stream"
                 else:
-                    data = json.dumps(_completion(Answer(reply.text), model)).encode()
+                    data = json.dumps(completion_body(Answer(reply.text), model)).encode()
                     kind = "application/json"
                 head = (f"HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\n"
                         f"Content-Length: {len(data)}\r\n\r\n").encode()
@@ -406,7 +425,7 @@ class FakeOpenAI:
                         self._chunk(b"")
                         return
                 else:
-                    data = json.dumps(_completion(Answer(text), "")).encode()
+                    data = json.dumps(completion_body(Answer(text), "")).encode()
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
@@ -433,7 +452,7 @@ def _usage(reply: Answer) -> dict[str, Any]:
     return usage
 
 
-def _completion(reply: Answer, model: str) -> dict[str, Any]:
+def completion_body(reply: Answer, model: str) -> dict[str, Any]:
     out = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
            "model": reply.model or model,
            "choices": [{"index": 0, "finish_reason": reply.finish_reason,

@@ -41,6 +41,7 @@ from ..inputs.images import MAX_IMAGE_BYTES
 from ..inputs.prompts import LANGUAGES, MODALITIES
 from ..inputs.task_input import MAX_DXF_BYTES
 from ..inputs.tasks import select_tasks, verify_selected
+from ..run.batch import DEFAULT_POLL_S, BatchSettings
 from ..run.cost import PriceError, prices_from_options
 from ..run.dry_run import estimate, format_estimate
 from ..run.response_cache import ResponseCache, parse_size
@@ -63,7 +64,7 @@ HELP_GROUPS = {
     "Run": ["output", "resume", "force_resume", "runs", "concurrency", "tolerance", "dry_run",
             "debug"],
     "Response cache": ["cache", "cache_dir", "cache_max_bytes"],
-    "Cost": ["price_in", "price_out", "prices", "max_cost"],
+    "Cost": ["price_in", "price_out", "prices", "max_cost", "batch", "batch_poll"],
     "Retries and limits": ["transport_retries", "backoff_base", "backoff_max", "wait_budget",
                            "max_answer_chars", "max_image_mb", "max_dxf_kb"],
 }
@@ -257,6 +258,13 @@ def _explicit(ctx: click.Context, name: str) -> bool:
 @click.option("--max-cost", type=FiniteFloatRange(0, min_open=True), metavar="USD",
               help="Stop starting tasks once this session has paid this much (in-flight "
                    "tasks finish; the rest is resumable). Needs prices.")
+@click.option("--batch", is_flag=True,
+              help="Send the first attempts through the OpenAI Batch API (half the price, "
+                   "answers within 24 h; repairs are sent live); --resume continues a "
+                   "submitted job instead of submitting it again.")
+@click.option("--batch-poll", default=DEFAULT_POLL_S, show_default=True, metavar="SECONDS",
+              type=click.FloatRange(0.01, 3600),
+              help="Seconds between two looks at a running batch job.")
 @click.option("--transport-retries", default=6, show_default=True, type=click.IntRange(1, 100),
               help="Requests per call before a task is declared unavailable.")
 @click.option("--backoff-base", default=2.0, show_default=True, type=FiniteFloatRange(0),
@@ -292,7 +300,8 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
          cache_dir: Path | None, cache_max_bytes: int, price_in: float | None,
          price_out: float | None, prices_file: Path | None, max_cost: float | None,
          transport_retries: int, backoff_base: float, backoff_max: float, wait_budget: float,
-         max_answer_chars: int, max_image_mb: float, max_dxf_kb: int, runs: int) -> None:
+         max_answer_chars: int, max_image_mb: float, max_dxf_kb: int, runs: int,
+         batch: bool, batch_poll: float) -> None:
     """Ask a vision-language model to write each drawing as FrameCalc JSON and grade it.
 
     \b
@@ -301,6 +310,7 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
       python run_eval.py --model gpt-5 --reasoning-effort high
       python run_eval.py --model gpt-4o --lang zh --presentation language=zh
       python run_eval.py --model gpt-4o --dry-run --price-in 2.5 --price-out 10
+      python run_eval.py --model gpt-4o --batch --output results/gpt-4o-batch
     """
     if hasattr(signal, "SIGXFSZ"):  # past `ulimit -f` a write fails with EFBIG: a sentence
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -321,6 +331,9 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
         raise click.UsageError(str(exc)) from None
     if max_cost is not None and prices is None:
         raise click.UsageError("--max-cost needs prices: --price-in/--price-out or --prices")
+    if batch and max_cost is not None:
+        raise click.UsageError("--batch cannot be combined with --max-cost: a submitted batch "
+                               "job is billed whole; see the estimate with --dry-run first")
     try:
         chosen_split = split or (ALL if debug else BENCHMARK)
         tasks = select_tasks(data_dir, split=chosen_split, categories=category,
@@ -367,13 +380,14 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
                           max_image_bytes=int(max_image_mb * (1 << 20)), cache=responses,
                           prices=prices, max_cost=max_cost, force_resume=force_resume,
                           temperature_explicit=_explicit(ctx, "temperature"),
-                          max_dxf_bytes=max_dxf_kb * 1024)
+                          max_dxf_bytes=max_dxf_kb * 1024,
+                          batch=BatchSettings(poll_s=batch_poll) if batch else None)
         if dry_run:
             found = estimate(tasks, grading=grading, system_prompt=session.prompt,
                              negotiator=session.negotiator_for_estimate(), api_base=api_base,
                              runs=runs, cache=responses, max_image_bytes=session.max_image_bytes,
                              max_dxf_bytes=session.max_dxf_bytes)
-            echo(format_estimate(found, prices))
+            echo(format_estimate(found, prices, batch=batch))
             sys.exit(0)
         outcome = session.run(tasks, echo=echo_note)
     except ParameterRejected as exc:

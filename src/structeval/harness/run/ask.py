@@ -17,14 +17,15 @@ from ..client.negotiation import with_detail
 from ..client.response import AnswerText
 from ..client.transport import ChatReply, ChatTransport
 from ..common.settings import WaitBudget, public_url
+from .batch_store import BATCH_PRICE_FACTOR, BatchAnswers
 from .cost import CostMeter, Prices, estimated_cost
-from .response_cache import ResponseCache, StoredReply, cache_request
+from .response_cache import CacheRequest, ResponseCache, StoredReply, cache_request
 
 
 @dataclass(frozen=True)
 class Asked:
     reply: ChatReply
-    cache: str  # hit | miss | off
+    cache: str  # hit | miss | off | batch (answered by this run's Batch API job)
     cost_usd: float | None  # at the run's prices; None: no prices or usage unknown
     checksum: str | None = None  # of the cache entry served (a hit), for the trace
 
@@ -37,7 +38,7 @@ def _stored(reply: ChatReply) -> StoredReply:
 
 
 def _from_stored(stored: StoredReply, sent: dict[str, Any], detail: str | None,
-                 max_chars: int) -> ChatReply:
+                 max_chars: int, *, from_cache: bool = True) -> ChatReply:
     text, truncation = stored.text, stored.truncation
     if len(text) > max_chars:
         answer = AnswerText(max_chars)
@@ -49,25 +50,51 @@ def _from_stored(stored: StoredReply, sent: dict[str, Any], detail: str | None,
                      reasoning_tokens=stored.reasoning_tokens,
                      response_model=stored.response_model,
                      system_fingerprint=stored.system_fingerprint, sent=sent,
-                     image_detail=detail, from_cache=True)
+                     image_detail=detail, from_cache=from_cache)
+
+
+def planned_request(transport: ChatTransport, *, endpoint: str | None, model: str,
+                    messages: list[dict[str, Any]], temperature: float, max_tokens: int,
+                    run: int, attempt: int) -> tuple[CacheRequest, dict[str, Any], str | None]:
+    """(the cache's view of the request, parameters, image detail) of the request the run's
+    current plan would send now: what the response cache and a Batch API job's answers are
+    looked up by (a job's lines are keyed by ``request.key``)."""
+    plan = transport.negotiator.plan()
+    sent = plan.arguments(temperature, max_tokens)
+    request = cache_request(endpoint=endpoint, model=model,
+                            messages=plan.with_detail(messages), parameters=sent, run=run,
+                            attempt=attempt)
+    return request, sent, plan.image_detail
 
 
 def ask(transport: ChatTransport, *, model: str, api_base: str | None,
         messages: list[dict[str, Any]], temperature: float, max_tokens: int,
         budget: WaitBudget | None, run: int, attempt: int, cache: ResponseCache | None,
-        prices: Prices | None, meter: CostMeter | None) -> Asked:
+        prices: Prices | None, meter: CostMeter | None,
+        batch: BatchAnswers | None = None) -> Asked:
     """The reply to one attempt's request (ServiceUnavailable / ServiceFatal as the
-    transport raises them)."""
+    transport raises them). With ``batch``, a first attempt answered by the run's Batch API
+    job takes that answer (charged at the batch price, stored in the cache like a fresh
+    one); otherwise the cache is asked first, then the endpoint."""
     endpoint = public_url(api_base)
-    if cache is not None:
-        plan = transport.negotiator.plan()
-        sent = plan.arguments(temperature, max_tokens)
-        hit = cache.get(cache_request(endpoint=endpoint, model=model,
-                                      messages=plan.with_detail(messages), parameters=sent,
-                                      run=run, attempt=attempt))
+    if cache is not None or batch is not None:
+        request, sent, detail = planned_request(transport, endpoint=endpoint, model=model,
+                                                messages=messages, temperature=temperature,
+                                                max_tokens=max_tokens, run=run,
+                                                attempt=attempt)
+        stored = batch.take(request.key) if batch is not None else None
+        if stored is not None:
+            reply = _from_stored(stored, sent, detail, transport.max_answer_chars,
+                                 from_cache=False)
+            cost = _cost(reply, prices, BATCH_PRICE_FACTOR)
+            if meter is not None:
+                meter.add(cost)
+            if cache is not None:
+                cache.put(request, stored)
+            return Asked(reply, "batch", cost)
+        hit = cache.get(request) if cache is not None else None
         if hit is not None:
-            reply = _from_stored(hit.reply, sent, plan.image_detail,
-                                 transport.max_answer_chars)
+            reply = _from_stored(hit.reply, sent, detail, transport.max_answer_chars)
             return Asked(reply, "hit", _cost(reply, prices), hit.checksum)
     reply = transport.complete(model=model, messages=messages, temperature=temperature,
                                max_tokens=max_tokens, budget=budget)
@@ -87,7 +114,7 @@ def ask(transport: ChatTransport, *, model: str, api_base: str | None,
     return Asked(reply, "miss", cost)
 
 
-def _cost(reply: ChatReply, prices: Prices | None) -> float | None:
+def _cost(reply: ChatReply, prices: Prices | None, factor: float = 1.0) -> float | None:
     if prices is None or not reply.usage_known:
         return None
-    return prices.cost(reply.prompt_tokens, reply.completion_tokens)
+    return prices.cost(reply.prompt_tokens, reply.completion_tokens) * factor

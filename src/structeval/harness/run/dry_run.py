@@ -20,6 +20,7 @@ from ...model.errors import StructEvalError
 from ..client.negotiation import Negotiator
 from ..common.settings import GradingSettings, public_url
 from ..inputs.task_input import MAX_DXF_BYTES, has_input, prepare_input
+from .batch_store import BATCH_PRICE_FACTOR
 from .cost import Prices, answer_tokens, message_tokens
 from .repair_loop import TaskLike, conversation
 from .response_cache import ResponseCache, cache_request
@@ -102,7 +103,9 @@ def estimate(tasks: Sequence[TaskLike], *, grading: GradingSettings, system_prom
                     completion * per_task, sent_first * per_task * grading.max_tokens)
 
 
-def format_estimate(e: Estimate, prices: Prices | None) -> str:
+def format_estimate(e: Estimate, prices: Prices | None, *, batch: bool = False) -> str:
+    """The estimate as the lines ``--dry-run`` prints; with ``batch`` (``--batch``), the
+    first attempts' cost at the Batch API's price as well."""
     lines = ["Dry run: nothing was sent.",
              f"Tasks: {e.tasks} selected × {e.runs} run(s)"
              + (f"; {e.skipped} skipped (no DXF file)" if e.skipped else "")
@@ -120,6 +123,10 @@ def format_estimate(e: Estimate, prices: Prices | None) -> str:
                      f"${prices.output_per_million:g} out per million tokens: "
                      f"${first:.4f} for the first attempts, ${repaired:.4f} with every repair "
                      f"round, at most ${ceiling:.4f} if every answer used all of --max-tokens")
+        if batch:
+            lines.append(f"With --batch the first attempts cost ${first * BATCH_PRICE_FACTOR:.4f} "
+                         f"(the Batch API's {BATCH_PRICE_FACTOR:.0%} of the live price); "
+                         "repairs are sent live at the full price")
     else:
         lines.append("No prices given: pass --price-in/--price-out or --prices FILE for a "
                      "cost estimate")

@@ -29,6 +29,7 @@ from ..inputs.images import MAX_IMAGE_BYTES
 from ..inputs.prompts import repair_text, task_text
 from ..inputs.task_input import MAX_DXF_BYTES, DxfError, ImageError, TaskInput, prepare_input
 from .ask import Asked, ask
+from .batch_store import BatchAnswers
 from .cost import CostMeter, Prices
 from .response_cache import ResponseCache
 from .results import SCORED, UNAVAILABLE, Costs, Seen, TaskResult, Tokens
@@ -67,6 +68,7 @@ class RunContext:
     prices: Prices | None = None
     meter: CostMeter = field(default_factory=CostMeter)
     max_dxf_bytes: int = MAX_DXF_BYTES
+    batch: BatchAnswers | None = None  # first attempts answered by a Batch API job
 
     def record(self, kind: str, run: int, fields: dict[str, Any]) -> None:
         elapsed = round(time.monotonic() - self.started, 3)
@@ -223,7 +225,8 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
             asked = ask(ctx.transport, model=g.model, api_base=ctx.transport_settings.api_base,
                         messages=messages, temperature=g.temperature, max_tokens=g.max_tokens,
                         budget=budget, run=run, attempt=attempt, cache=ctx.cache,
-                        prices=ctx.prices, meter=ctx.meter)
+                        prices=ctx.prices, meter=ctx.meter,
+                        batch=ctx.batch if attempt == 1 else None)
         except NegotiationStopped:
             raise Interrupted(task.id) from None
         except ServiceUnavailable as exc:

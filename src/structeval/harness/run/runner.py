@@ -56,6 +56,7 @@ from ..inputs.images import MAX_IMAGE_BYTES
 from ..inputs.prompts import system_prompt
 from ..inputs.task_input import MAX_DXF_BYTES, DxfError, ImageError, has_input, prepare_input
 from . import provenance
+from .batch import BatchJobs, BatchSettings
 from .cost import CostMeter, Prices
 from .repair_loop import RunContext, TaskLike, run_task, task_fingerprint
 from .response_cache import ResponseCache, negotiation_scope
@@ -123,7 +124,8 @@ class Session:
                  max_image_bytes: int = MAX_IMAGE_BYTES, cache: ResponseCache | None = None,
                  prices: Prices | None = None, max_cost: float | None = None,
                  force_resume: bool = False, temperature_explicit: bool = False,
-                 max_dxf_bytes: int = MAX_DXF_BYTES, probe_grace: float = PROBE_GRACE_S):
+                 max_dxf_bytes: int = MAX_DXF_BYTES, probe_grace: float = PROBE_GRACE_S,
+                 batch: BatchSettings | None = None):
         self.output = Path(output)
         self.data_dir = data_dir  # recorded so that reports find the same dataset
         self.runs = runs  # independent answers per task (--runs K); run indices 0..K-1
@@ -140,6 +142,9 @@ class Session:
         self.probe_grace = probe_grace  # how long others wait for the first request's outcome
         self.cache = cache
         self.prices = prices
+        self.batch = batch  # --batch: first attempts through the Batch API
+        self._batch_summary: dict[str, Any] | None = None  # what this session's jobs gave
+        self.sleep = sleep
         self.meter = CostMeter(max_cost)
         self.stop = threading.Event()
         self.options = RequestOptions(grading.reasoning_effort, dict(grading.extra_body),
@@ -225,7 +230,8 @@ class Session:
                  "provenance": self.provenance,
                  "cache": str(self.cache.root) if self.cache is not None else None,
                  "prices": self.prices.to_json() if self.prices else None,
-                 "max_cost": self.meter.limit}
+                 "max_cost": self.meter.limit,
+                 "batch": self.batch.to_json() if self.batch is not None else None}
         if self._forced:
             entry["forced_resume"] = list(self._forced)
         sessions.append(entry)
@@ -337,6 +343,12 @@ class Session:
                              self.max_dxf_bytes)
             ctx.record("session", 0, {"resumed": bool(previous), "reused": len(kept),
                                       "pending": len(pending)})
+            if self.batch is not None and pending:
+                jobs = BatchJobs(ctx, self.output, self.redact, settings=self.batch,
+                                 sleep=self.sleep, echo=echo)
+                ctx.batch = jobs.prefetch(pending)
+                self._batch_summary = jobs.summary()
+                ctx.record("batch", 0, self._batch_summary)
             fresh = self._execute(ctx, tasks, pending, kept, progress)
             wall = time.monotonic() - started
             ctx.record("session_end", 0, {"wall_s": round(wall, 3)})
@@ -360,6 +372,7 @@ class Session:
                 "stopped_by_max_cost": sum(r.stopped for r in ordered),
                 "negotiated": self.transport.negotiator.negotiated(),
                 "cache": self.cache.stats() if self.cache is not None else None,
+                "batch": self._batch_summary,
                 "provenance": self.provenance}
 
     def _cost_summary(self) -> dict[str, Any]:
