@@ -38,9 +38,11 @@ there, so tests can skip with the package name.
 from __future__ import annotations
 
 import math
+import os
 import re
 import tempfile
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,10 +158,17 @@ def _engine(text: str) -> tuple[str, str]:
     return lang, "10" if len(text.strip()) == 1 else "7"
 
 
-def read_crops(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 600.0
-               ) -> list[str]:
-    """What Tesseract reads in each (expected text, crop); one process per engine setting,
-    fed a list file of crops (its text output separates pages by form feeds)."""
+#: Crops per Tesseract process: a list of this many lines takes tens of seconds, so a
+#: whole data folder is spread over every core and a stuck process is noticed.
+CHUNK = 400
+
+
+def read_crops(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 900.0,
+               workers: int | None = None) -> list[str]:
+    """What Tesseract reads in each (expected text, crop). Crops are grouped by engine
+    setting and fed to Tesseract as list files of :data:`CHUNK` crops (one process reads a
+    whole list; its text output separates pages by form feeds), the processes spread over
+    ``workers`` threads (default: every core). ``timeout`` bounds each process."""
     try:
         import pytesseract
     except ImportError:
@@ -167,16 +176,20 @@ def read_crops(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 600
     groups: dict[tuple[str, str], list[int]] = {}
     for index, (text, _) in enumerate(crops):
         groups.setdefault(_engine(text), []).append(index)
+    jobs = [(lang, psm, indices[i:i + CHUNK]) for (lang, psm), indices in sorted(groups.items())
+            for i in range(0, len(indices), CHUNK)]
     out = [""] * len(crops)
     with tempfile.TemporaryDirectory(prefix="structeval-ocr-") as folder:
         root = Path(folder)
-        for (lang, psm), indices in sorted(groups.items()):
+
+        def run(job: tuple[str, str, list[int]], number: int) -> None:
+            lang, psm, indices = job
             names = []
             for index in indices:
                 path = root / f"crop-{index:06d}.png"
                 crops[index][1].save(path)
                 names.append(str(path))
-            listing = root / f"list-{lang}-{psm}.txt"
+            listing = root / f"list-{number:04d}.txt"
             listing.write_text("\n".join(names) + "\n", encoding="utf-8")
             try:
                 text = pytesseract.image_to_string(str(listing), lang=lang,
@@ -184,9 +197,15 @@ def read_crops(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 600
             except pytesseract.TesseractNotFoundError:
                 raise OcrUnavailable("tesseract is not installed (apt-get install "
                                      "tesseract-ocr tesseract-ocr-chi-sim)") from None
-            pages = text.split("\f")
-            for index, page in zip(indices, pages, strict=False):
+            except RuntimeError as exc:  # pytesseract's own timeout
+                raise OcrUnavailable(f"Tesseract did not read {len(indices)} crops within "
+                                     f"{timeout:g} s ({exc})") from None
+            for index, page in zip(indices, text.split("\f"), strict=False):
                 out[index] = page.strip()
+
+        with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+            for future in [pool.submit(run, job, n) for n, job in enumerate(jobs)]:
+                future.result()
     return out
 
 
