@@ -1,0 +1,127 @@
+"""The pixel-level visibility proof: OCR of the record's texts and the contrast of its glyphs in
+the image as a model receives it (structeval.render.legibility.visibility).
+
+What is shown here: the comparison allows exactly the spellings it documents; a text that
+reads in a shipped image stops reading once hatching covers it, and the tool names the task
+and the text; an arrowhead painted over is reported by its contrast; a drawing shrunk far
+below its profile loses its texts. The full pass over the shipped data is
+``python tools/check_visibility.py`` (its measured figures are in
+docs/visibility-proof.md).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from PIL import Image, ImageDraw
+
+from structeval.dataset.rawfile import presentation_of, read_raw
+from structeval.dataset.visibility import check_tasks, raw_paths
+from structeval.render import layout_model
+from structeval.render.legibility.visibility import ocr_available, reads_as
+
+from .conftest import ROOT
+from .tool_modules import load_tool
+
+MISSING = ocr_available()
+needs_ocr = pytest.mark.skipif(MISSING is not None, reason=f"OCR is not available: install "
+                                                            f"{MISSING}")
+DATA = ROOT / "data"
+TASK = "truss-s1-0002"  # a cad truss whose dimension texts read at 1568 px
+
+
+@pytest.mark.parametrize("expected, read, ok", [
+    ("2 × 3a", "2x3a", True), ("2 × 3a", "2 X 3a", True), ("10 kN·m", "10 kN-m", True),
+    ("10 kN·m", "10 kNm", True), ("M = 5qa²", "M=5qa2", True), ("12 kN/m", "12 kN/m", True),
+    ("12 kN/m", "12 kKN/m", False), ("EI = constant", "El = constant", False),
+    ("A", "", False), ("2.5 m", "25 m", False), ("30 kN", "30 KN", False),
+])
+def test_reads_as_allows_the_documented_spellings_only(expected, read, ok):
+    assert reads_as(expected, read) is ok
+
+
+def _copy_task(tmp_path: Path, task: str) -> Path:
+    root = tmp_path / "data"
+    for sub in ("raw_models", "images", "ground_truth_meta"):
+        (root / sub).mkdir(parents=True)
+    _, block, _ = read_raw(DATA / "raw_models" / f"{task}.json")
+    shutil.copy(DATA / "raw_models" / f"{task}.json", root / "raw_models")
+    shutil.copy(DATA / "images" / block["image"]["file"], root / "images")
+    return root
+
+
+def _record(root: Path, task: str):
+    _, block, model = read_raw(root / "raw_models" / f"{task}.json")
+    record = layout_model(model, seed=block["image"]["seed"],
+                          presentation=presentation_of(block), category=block["category"])
+    return block, record
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    root = _copy_task(tmp_path_factory.mktemp("vis"), TASK)
+    return root, check_tasks(raw_paths(root), root, 1568)
+
+
+@needs_ocr
+def test_hatching_over_a_text_is_caught_and_named(clean, tmp_path):
+    root, before = clean
+    target = next(t for t in before.texts if t.ok and t.role == "value" and len(t.text) > 2)
+    block, record = _record(root, TASK)
+    item = next(it for it in record.layout if it.text == target.text and it.role == "value")
+    copy = _copy_task(tmp_path, TASK)
+    path = copy / "images" / block["image"]["file"]
+    with Image.open(path) as picture:
+        image = picture.convert("RGB")
+    draw = ImageDraw.Draw(image)
+    x0, y0, x1, y1 = item.bbox
+    for x in range(int(x0) - 12, int(x1) + 12, 4):  # 45° hatching across the box
+        draw.line([(x, y1 + 2), (x + (y1 - y0) + 4, y0 - 2)], fill=(0, 0, 0), width=2)
+    image.save(path)
+    after = check_tasks(raw_paths(copy), copy, 1568)
+    assert any(t.text == target.text and not t.ok for t in after.texts)
+    result = CliRunner().invoke(load_tool("check_visibility").main, ["--data-dir", str(copy)])
+    assert result.exit_code == 1
+    assert f"{TASK}: text {target.text!r}" in result.output
+
+
+@needs_ocr
+def test_a_painted_over_arrowhead_is_caught_by_its_contrast(clean, tmp_path):
+    root, before = clean
+    arrow = next(g for g in before.glyphs if g.gtype == "arrow" and not g.problems)
+    block, record = _record(root, TASK)
+    item = next(it for it in record.layout if it.owner == arrow.owner and it.glyph is not None
+                and it.glyph.type == "arrow")
+    copy = _copy_task(tmp_path, TASK)
+    path = copy / "images" / block["image"]["file"]
+    with Image.open(path) as picture:
+        image = picture.convert("RGB")
+    tip = item.glyph.points["tip"]
+    reach = item.glyph.lengths["head"] * 1.5
+    ImageDraw.Draw(image).ellipse([tip[0] - reach, tip[1] - reach, tip[0] + reach,
+                                   tip[1] + reach], fill=(255, 255, 255))
+    image.save(path)
+    after = check_tasks(raw_paths(copy), copy, 1568)
+    found = [g for g in after.glyphs if g.owner == arrow.owner and g.gtype == "arrow"]
+    assert found and any("ink contrast" in p for p in found[0].problems)
+
+
+@needs_ocr
+def test_a_drawing_delivered_far_too_small_loses_its_texts(clean):
+    root, before = clean
+    tiny = check_tasks(raw_paths(root), root, 300)
+    read_before = sum(t.ok for t in before.texts)
+    assert read_before >= len(before.texts) - 2
+    assert sum(t.ok for t in tiny.texts) < read_before / 2
+    assert any(g.problems for g in tiny.glyphs)
+
+
+def test_the_tool_names_the_missing_package(monkeypatch):
+    tool = load_tool("check_visibility")
+    monkeypatch.setattr(tool, "ocr_available", lambda: "pytesseract (pip install pytesseract)")
+    result = CliRunner().invoke(tool.main, [])
+    assert result.exit_code == 2
+    assert "install pytesseract" in result.output
