@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.process import common, run_eval
-from tests.fakeserver.server import Answer, FakeOpenAI, Fail, Script
+from tests.fakeserver.server import Answer, Fail, FakeOpenAI, Script
 
 
 def test_cost_per_scored_task_in_the_printed_summary(tmp_path):

@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 
 import openai
 
+from ..model.errors import clause
+from .failfast import FirstRequests
 from .http_client import deadline_client, http_library, request_deadline, time_left
 from .negotiation import (
     NegotiationStopped,
@@ -184,7 +186,8 @@ class ChatTransport:
                  policy: RetryPolicy, sleep: Callable[[float], None] = time.sleep,
                  rng: random.Random | None = None, redact: Redactor | None = None,
                  max_answer_chars: int = MAX_ANSWER_CHARS, model: str | None = None,
-                 options: RequestOptions | None = None, negotiator: Negotiator | None = None):
+                 options: RequestOptions | None = None, negotiator: Negotiator | None = None,
+                 first_requests: FirstRequests | None = None):
         http_client, self.deadline_enforced = deadline_client(timeout)
         self.client = openai.OpenAI(api_key=api_key, base_url=api_base or None,
                                     max_retries=0, timeout=timeout, http_client=http_client)
@@ -200,6 +203,7 @@ class ChatTransport:
         self.redact = redact or Redactor([api_key])
         self.max_answer_chars = max_answer_chars
         self._http = http_library()
+        self.first_requests = first_requests  # the fail-fast rule (:mod:`.failfast`), if any
 
     def complete(self, *, model: str, messages: list[dict[str, Any]], temperature: float,
                  max_tokens: int, budget: WaitBudget | None = None) -> ChatReply:
@@ -216,6 +220,7 @@ class ChatTransport:
             except _Retryable as fault:
                 if probe:
                     self.negotiator.release()
+                self._watch(fault.incident)
                 if tries == self.policy.tries:
                     incidents.append(fault.incident)
                     break
@@ -244,7 +249,9 @@ class ChatTransport:
                 if retry:
                     incidents.append(replace(incident, kind="adapted"))
                     tries -= 1  # the endpoint answered; only our parameters were wrong
+                    self._watch(None)
                     continue
+                self._watch(incident)
                 raise RequestRejected([*incidents, incident]) from None
             except ServiceFatal as exc:
                 self.negotiator.failed(exc)
@@ -255,6 +262,20 @@ class ChatTransport:
                 raise
             return replace(reply, incidents=tuple(incidents))
         raise ServiceUnavailable(incidents)
+
+    def _watch(self, incident: Incident | None) -> None:
+        """Tell the fail-fast rule how a request ended (None: it was answered); when the
+        rule decides that nothing can succeed, every other request is stopped too."""
+        if self.first_requests is None:
+            return
+        if incident is None:
+            self.first_requests.succeeded()
+            return
+        try:
+            self.first_requests.failed(incident)
+        except ServiceFatal as exc:
+            self.negotiator.failed(exc)
+            raise
 
     def request_arguments(self, model: str, messages: list[dict[str, Any]],
                           temperature: float, max_tokens: int,
@@ -282,12 +303,13 @@ class ChatTransport:
                     self.client.chat.completions.with_streaming_response.create(**kwargs) as raw:
                 if probe:
                     self.negotiator.accepted()  # the status was < 400: the plan works
+                self._watch(None)  # the endpoint answered (a body cut later is no dead end)
                 chunks = self._chunks(raw.http_response)
                 parsed = self._read_stream(chunks) if self.stream else self._read_body(chunks)
         except openai.APITimeoutError as exc:
             raise _Retryable(Incident("timeout", None, self._short(exc))) from None
         except openai.APIConnectionError as exc:
-            raise _Retryable(Incident("connection", None, self._short(exc))) from None
+            raise _Retryable(Incident("connection", None, self._connection_text(exc))) from None
         except openai.APIStatusError as exc:
             raise self._status_fault(exc) from None
         except openai.APIError as exc:
@@ -308,6 +330,13 @@ class ChatTransport:
                          reasoning_tokens=usage.reasoning, response_model=parsed.model,
                          system_fingerprint=parsed.system_fingerprint,
                          sent=kwargs["extra_body"], image_detail=plan.image_detail)
+
+    def _connection_text(self, exc: BaseException) -> str:
+        """The client's "Connection error." with its cause (refused, name not known, reset):
+        the cause is what tells a user which setting to check."""
+        cause = exc.__cause__
+        said = clause(exc) or "connection error"
+        return self._short(f"{said}: {cause}" if cause is not None and str(cause) else said)
 
     def _timeout_text(self, exc: BaseException) -> str:
         return self._short(f"no complete reply within --timeout {self.timeout:g} s ({exc})")
@@ -351,8 +380,9 @@ class ChatTransport:
         status = exc.status_code
         message = self._short(exc.message)
         if status in _FATAL_STATUS:
-            return ServiceFatal(f"the API refused the request (HTTP {status}): {message}. "
-                                "Check --api-key, --api-base and --model.")
+            return ServiceFatal(f"the API refused the request (HTTP {status}: "
+                                f"{clause(message) or 'no detail'}); check --api-key, "
+                                "--api-base and --model")
         if status >= 500 or status in _RETRYABLE_STATUS:
             kind = "rate_limit" if status == 429 else "server"
             retry_after = parse_retry_after(getattr(exc.response, "headers", None))

@@ -23,6 +23,13 @@ class StructEvalError(Exception):
     """Base of every typed failure the package reports instead of crashing."""
 
 
+def clause(text: object) -> str:
+    """A message (a server's, an exception's) as a clause inside a sentence of ours: without
+    its closing period and spaces, so that the sentence's own period is never doubled
+    ("go away.. Check ..." was what joining gave)."""
+    return str(text).strip().rstrip(".").rstrip()
+
+
 class ModelError(StructEvalError):
     """The model is not a valid FrameCalc structure."""
 
