@@ -142,3 +142,21 @@ def test_run_eval_limit_is_stratified_unless_limit_order_id(dataset, tmp_path, o
     else:
         assert chosen == [t.id for t in stratified_sample(load_tasks(dataset), 4)]
         assert len({t["category"] for t in results["tasks"]}) == 3  # beam, frame, truss
+
+
+def test_the_inspect_task_selects_like_run_eval(dataset):
+    """``-T limit=4`` takes the same stratified sample as ``--limit 4``; ``-T split=nosuch``
+    is a parameter error that lists the splits (no traceback from inside the loader)."""
+    pytest.importorskip("inspect_ai", reason="inspect-ai is not installed")
+    from structeval.harness.tasks import select_tasks
+    from structeval.inspect_task import TaskParameterError, select_dataset_tasks
+
+    common_args = {"category": None, "difficulty": None, "presentation": None,
+                   "data_dir": str(dataset), "id_filter": None}
+    ours = select_dataset_tasks(split="all", limit=4, **common_args)
+    cli = select_tasks(dataset, split="all", categories=(), difficulties=(), id_filter=None,
+                       limit=4)
+    assert [t.id for t in ours] == [t.id for t in cli]
+    assert len({t.category for t in ours}) == 3
+    with pytest.raises(TaskParameterError, match="its splits are test"):
+        select_dataset_tasks(split="nosuch", limit=None, **common_args)

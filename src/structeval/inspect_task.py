@@ -58,6 +58,8 @@ from inspect_ai.solver import Generate, TaskState, solver
 from structeval.dataset import Task as DatasetTask
 from structeval.dataset import load_tasks
 from structeval.dataset.benchmark import BENCHMARK
+from structeval.dataset.errors import UnknownSplit
+from structeval.dataset.sampling import limited
 from structeval.harness.grading import grade_answer, language_grader
 from structeval.harness.images import encode_image
 from structeval.harness.prompts import LANGUAGES, repair_text, system_prompt, task_text
@@ -142,12 +144,16 @@ def select_dataset_tasks(*, split: str | None, category: Any, difficulty: Any,
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
         raise TaskParameterError(f"limit must be a positive integer, got {limit!r}")
-    tasks = load_tasks(data_dir or None, split=split, categories=_names(category, "category"),
-                       difficulties=_levels(difficulty), id_filter=id_filter,
-                       presentation=selectors or None)
+    try:
+        tasks = load_tasks(data_dir or None, split=split,
+                           categories=_names(category, "category"),
+                           difficulties=_levels(difficulty), id_filter=id_filter,
+                           presentation=selectors or None)
+    except UnknownSplit as exc:
+        raise TaskParameterError(f"split: {exc}") from None
     if not tasks:
         raise TaskParameterError("no task matches the selection")
-    return tasks[:limit] if limit else tasks
+    return limited(tasks, limit)  # stratified, as run_eval.py's --limit
 
 
 def to_sample(item: DatasetTask, lang: str = "en") -> Sample:

@@ -224,7 +224,7 @@ def _check_split_names(root: Path | str, split: str, selected: Sequence[Task]) -
                                               presentation=None)})
     unknown = [name for name in wanted if name not in existing]
     if unknown:
-        names = ", ".join(repr(name) for name in unknown)
+        names = ", ".join(repr(name) for name in dict.fromkeys(unknown))
         raise UnknownSplit(f"{root} has no split {names}; its splits are "
                            f"{', '.join(existing) or 'none'} (or choose {BENCHMARK}, the "
                            f"default benchmark set, or {ALL})")
