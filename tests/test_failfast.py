@@ -53,6 +53,15 @@ def test_the_same_4xx_three_times_stops_the_run_and_names_the_status():
         rule.failed(_rejected(405))
 
 
+def test_the_sentence_never_carries_a_servers_control_characters_or_a_doubled_period():
+    rule = FirstRequests("http://h/v1", limit=1)
+    with pytest.raises(EndpointUnusable) as info:
+        rule.failed(Incident("rejected", 405, "nope\x1b[2J\nreally.\r"))
+    text = str(info.value)
+    assert "\x1b" not in text and "\n" not in text and "\r" not in text
+    assert "(nope\\x1b[2J\\nreally)" in text  # escaped, on one line, no period doubled
+
+
 @pytest.mark.parametrize("outcomes", [
     ["ok", CONNECTION, CONNECTION, CONNECTION],  # answered once: the endpoint is there
     [CONNECTION, "ok", CONNECTION, CONNECTION],  # a single transient failure
@@ -150,13 +159,14 @@ def test_an_unresolvable_host_exits_4(dataset, tmp_path):
 
 @pytest.mark.parametrize("status", [401, 404, 405])
 def test_the_same_4xx_to_every_request_exits_4(dataset, tmp_path, status):
-    with FakeOpenAI(lambda call: Fail(status, "go away.")) as server:
+    with FakeOpenAI(lambda call: Fail(status, "go away\x1b[2J.")) as server:
         done, elapsed = _run(server.base_url, dataset, tmp_path / "run")
         requests = len(server.calls)
     assert done.returncode == 4, done.stderr
     assert elapsed < 15.0
     line = _one_sentence(done.stderr)
     assert f"HTTP {status}" in line and ".." not in line
+    assert "\x1b" not in done.stderr  # the server's escape sequence is shown, not obeyed
     assert requests <= 8  # stopped at once: not 8 tasks x 6 tries
 
 

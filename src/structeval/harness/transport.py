@@ -336,7 +336,8 @@ class ChatTransport:
         the cause is what tells a user which setting to check."""
         cause = exc.__cause__
         said = clause(exc) or "connection error"
-        return self._short(f"{said}: {cause}" if cause is not None and str(cause) else said)
+        return self._short(f"{said}: {clause(cause)}" if cause is not None and str(cause)
+                           else said)
 
     def _timeout_text(self, exc: BaseException) -> str:
         return self._short(f"no complete reply within --timeout {self.timeout:g} s ({exc})")
