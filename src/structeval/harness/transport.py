@@ -6,7 +6,9 @@ before its finish reason, a malformed 200) is retried with backoff and is never
 charged to the model; if it persists the task is *unavailable* and ``--resume``
 runs it again. Whatever the model actually said — even nothing, or a refusal —
 is returned and graded. Authentication and unknown-model errors stop the run,
-since every further task would fail the same way.
+since every further task would fail the same way; so do the first requests of a
+session when they all fail to connect or all get the same 4xx (:mod:`.failfast`),
+before any task has spent its retries.
 """
 
 from __future__ import annotations
