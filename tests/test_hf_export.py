@@ -141,8 +141,39 @@ def test_dataset_card_front_matter(export):
     assert "  - split: dev\n    path: data/dev-*.parquet" in head
     assert "  - split: test\n    path: data/test-*.parquet" in head
     assert "  - name: image\n    dtype: image" in head
-    assert "  - name: test\n    num_examples:" in head
+    assert "  - name: test\n    num_bytes:" in head and "    num_examples:" in head
     assert "@misc{structuraleval" in body and "CC BY 4.0" in body
+
+
+def test_the_card_gives_datasets_the_split_sizes_in_bytes(export):
+    """``datasets`` ignores a ``splits`` field without ``num_bytes`` (with a warning, and its
+    sizes unknown): the builder must read rows and bytes from the card as the parquet
+    files hold them (Arrow size of each split as read back, parquet bytes)."""
+    import pyarrow.parquet as pq
+
+    info = datasets.load_dataset_builder(str(export)).info
+    files = sorted((export / "data").glob("*.parquet"))
+    for path in files:
+        split = path.name.split("-")[0]
+        table = pq.read_table(path)
+        assert info.splits[split].num_examples == table.num_rows
+        assert info.splits[split].num_bytes == table.nbytes > 0
+    assert info.dataset_size == sum(pq.read_table(p).nbytes for p in files)
+    assert info.download_size == sum(p.stat().st_size for p in files)
+
+
+def test_the_card_states_the_benchmark_selection_and_the_limitations(export):
+    from structeval.dataset.benchmark import benchmark_ids
+
+    body = (export / "README.md").read_text().partition("\n---\n")[2]
+    selection = " ".join(body.partition("## Benchmark selection")[2].partition("\n## ")[0]
+                         .split())
+    expected = len(benchmark_ids(load_tasks(export)))
+    assert expected > 0  # the fixture includes shipped tasks of core/hard/matched
+    assert f"on this export it holds {expected} task(s)." in selection
+    assert "`--split all`" in selection and "sha256(\"benchmark|\" + id)" in selection
+    limits = body.partition("## Limitations")[2]
+    assert "not photographs or scans of real" in limits and "linear-elastic" in limits
 
 
 def test_a_tampered_export_is_refused(export, tmp_path):

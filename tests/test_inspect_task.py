@@ -177,7 +177,11 @@ def test_task_parameters_select_like_the_cli(data):
     root, _ = data
     chosen = structeval(data_dir=str(root), category="beam,frame", difficulty=[1, 3])
     assert [s.id for s in chosen.dataset] == ["beam_t01", "frame_t01"]
-    assert [s.id for s in structeval(data_dir=str(root), limit=1).dataset] == ["beam_t01"]
+    from structeval.harness.inputs.tasks import select_tasks
+
+    cli = select_tasks(root, split=None, categories=(), difficulties=(), id_filter=None,
+                       limit=1)  # --limit: a stratified sample (not simply the first id)
+    assert [s.id for s in structeval(data_dir=str(root), limit=1).dataset] == [cli[0].id]
     assert [s.id for s in structeval(data_dir=str(root), filter="truss").dataset] == [
         "truss_t01"]
 

@@ -34,9 +34,9 @@ def row(task_id: str, ratio: float, difficulty: int = 1, *, category: str = "bea
 
 
 def write_run(path: Path, rows: list[dict], *, model: str = "m", date: str | None = None,
-              fingerprints: dict[str, str] | None = None) -> Path:
+              fingerprints: dict[str, str] | None = None, summary: dict | None = None) -> Path:
     path.mkdir(parents=True, exist_ok=True)
-    (path / "results.json").write_text(json.dumps({"summary": {}, "tasks": rows}))
+    (path / "results.json").write_text(json.dumps({"summary": summary or {}, "tasks": rows}))
     if date is not None:
         manifest = {"format": 1, "grading": {"model": model, "prompt_type": "standard",
                                              "tolerance": 0.02},
@@ -205,9 +205,10 @@ def test_leaderboard_table_by_hand(tmp_path):
                                "After repair (95% CI) |")
     first, second = lines[2], lines[3]
     assert first.startswith("| 1 | Strong\\|VLM | standard | 87.5 (")
-    assert first.endswith(" | 100.0 (100.0–100.0) | 100.0 | 2 | 1 | 2025-03-01 |")
+    assert first.endswith(" | 100.0 (100.0–100.0) | 100.0 | 2 | 1 | 0 | – | – | – | – | "
+                          "2025-03-01 |")
     assert second.startswith("| 2 | weak-vlm | standard | 43.8 (")
-    assert second.endswith("| 62.5 | 2 | 1 | 2025-02-11 |")
+    assert second.endswith("| 62.5 | 2 | 1 | 0 | – | – | – | – | 2025-02-11 |")
     assert "different task sets" not in done.stdout
 
 
@@ -235,6 +236,63 @@ def test_leaderboard_warns_about_different_task_sets(tmp_path):
 def test_leaderboard_without_run_json_uses_the_directory_name(tmp_path):
     text = leaderboard([load_results(write_run(tmp_path / "my_run", [row("t1", 0.5)]))])
     assert "| 1 | my\\_run | – | 50.0 (50.0–50.0) | 50.0 (50.0–50.0) |" in text
+
+
+def _priced(usd: float, **extra: object) -> dict:
+    return {"cost": {"usd": usd, "prices": {"in": 1.0, "out": 2.0}}, **extra}
+
+
+def test_leaderboard_lists_a_run_with_nothing_scored_as_unrankable_not_as_0(tmp_path):
+    """dead: both tasks unavailable (a dead endpoint) → not ranked, last, no 0.0 shown;
+    poor: one task at 0.25 of difficulty 1 → 25 %, ranked 1 although it is weak."""
+    dead = write_run(tmp_path / "d", [row("t1", 0.0, 1, status="unavailable", stage="geometry"),
+                                      row("t2", 0.0, 1, status="unavailable",
+                                          stage="geometry")],
+                     model="a-dead-endpoint", date="2025-01-01",
+                     summary=_priced(0.0, selection={"split": "benchmark"}, modality="image",
+                                     lang="en"))
+    poor = write_run(tmp_path / "p", [row("t1", 0.25, 1), row("t2", 0.0, 1,
+                                                              status="unavailable")],
+                     model="poor", date="2025-01-01", summary=_priced(0.5))
+    lines = leaderboard([load_results(dead), load_results(poor)]).splitlines()
+    assert lines[2].startswith("| 1 | poor | standard | 12.5 (")
+    assert lines[3] == ("| – | a-dead-endpoint | standard | unrankable: nothing scored | – | – "
+                        "| 2 | 1 | 2 | benchmark | image | en | – | 2025-01-01 |")
+    assert "0.0 (" not in lines[3]
+    assert any("A run with nothing scored is unrankable" in x for x in lines)
+
+
+def test_leaderboard_columns_unavailable_split_modality_language(tmp_path):
+    run = write_run(tmp_path / "r", [row("t1", 1.0, 2), row("t2", 0.5, 2),
+                                     row("t3", 0.0, 2, status="unavailable")],
+                    model="m", date="2025-01-01",
+                    summary={"selection": {"split": "matched"}, "modality": "dxf",
+                             "lang": "zh"})
+    table = leaderboard([load_results(run)])
+    header = table.splitlines()[0]
+    assert "| Unavailable | Split | Modality | Language | Cost per scored task | Date |" in header
+    assert table.splitlines()[2].endswith("| 3 | 1 | 1 | matched | dxf | zh | – | 2025-01-01 |")
+
+
+def test_leaderboard_cost_is_per_scored_task(tmp_path):
+    """$0.90 for 3 scored tasks of 4 (one never answered): $0.30 per scored task, not $0.225
+    (÷ 4 tasks)."""
+    run = write_run(tmp_path / "r", [row("t1", 1.0), row("t2", 1.0), row("t3", 0.5),
+                                     row("t4", 0.0, status="unavailable")],
+                    model="m", date="2025-01-01", summary=_priced(0.9))
+    line = leaderboard([load_results(run)]).splitlines()[2]
+    assert "| $0.3000 |" in line and "0.2250" not in line
+
+
+@pytest.mark.parametrize("usd", ["nan", -1.0, "x", True])
+def test_leaderboard_ignores_an_unbelievable_cost(tmp_path, usd):
+    run = write_run(tmp_path / "r", [row("t1", 1.0)], model="m", date="2025-01-01",
+                    summary=_priced(0.0))
+    data = json.loads((run / "results.json").read_text())
+    data["summary"]["cost"]["usd"] = float(usd) if usd == "nan" else usd
+    (run / "results.json").write_text(json.dumps(data))
+    line = leaderboard([load_results(run)]).splitlines()[2]
+    assert line.endswith("| – | 2025-01-01 |")
 
 
 def test_leaderboard_rejects_unreadable_results(tmp_path):

@@ -3,8 +3,9 @@
 
 One row per run (model, pass@1 weighted accuracy — the headline — and after-repair
 weighted accuracy, each with its task-bootstrap 95% CI, average ratio, tasks, runs,
-date), ranked by pass@1. Each argument is a run directory or its results.json. Exit 2
-when one cannot be read.
+unavailable tasks, split, modality, language, cost per scored task, date), ranked by
+pass@1; a run with nothing scored is listed last as unrankable. Each argument is a run
+directory or its results.json. Exit 2 when one cannot be read.
 """
 
 from __future__ import annotations

@@ -64,6 +64,7 @@ from inspect_ai.solver import Generate, TaskState, solver
 
 from structeval.dataset import Task as DatasetTask
 from structeval.dataset.benchmark import BENCHMARK
+from structeval.dataset.errors import UnknownSplit
 from structeval.harness.answers.grading import grade_answer, language_grader
 from structeval.harness.client.negotiation import IMAGE_DETAILS
 from structeval.harness.common.settings import PROMPT_TYPES
@@ -170,6 +171,8 @@ def select_dataset_tasks(*, split: str | None, category: Any, difficulty: Any,
                              categories=_names(category, "category") or (),
                              difficulties=_levels(difficulty) or (), id_filter=id_filter,
                              limit=limit, presentation=_selectors(presentation))
+    except UnknownSplit as exc:
+        raise TaskParameterError(f"split: {exc}") from None
     except ValueError as exc:  # an unknown presentation factor or value
         raise TaskParameterError(f"presentation: {exc}") from None
     if not tasks:

@@ -30,3 +30,12 @@ class DatasetNotFound(DatasetError):
     def __init__(self, sentence: str):
         self.problems = [sentence]
         StructEvalError.__init__(self, sentence)
+
+
+class UnknownSplit(DatasetError):
+    """``--split`` names a split the dataset does not have: one sentence that lists the
+    splits it has (a typo, or a split name from another dataset's docs)."""
+
+    def __init__(self, sentence: str):
+        self.problems = [sentence]
+        StructEvalError.__init__(self, sentence)

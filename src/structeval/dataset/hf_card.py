@@ -2,14 +2,30 @@
 
 The front matter is what the Hub reads: licence, languages, one ``data_files``
 entry per split (so ``load_dataset("owner/name")`` finds the parquet files), the
-features and split sizes; the text says what each column holds and how to cite.
+features and split sizes — ``num_examples`` and ``num_bytes`` (the split's Arrow
+size, the number ``datasets`` computes itself; without it ``datasets`` ignores the
+``splits`` field with a warning), ``dataset_size`` and ``download_size`` (the
+parquet files). The text says what each column holds, which tasks an evaluation
+runs by default (the benchmark selection), what the benchmark does not measure,
+and how to cite.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
+from .benchmark import PER_CELL, SHIPPED_SPLITS
 from .hf_format import DATA_FOLDER, LICENSE, features
+
+
+@dataclass(frozen=True)
+class SplitSize:
+    """One split of an export: rows, Arrow bytes (``num_bytes``), parquet file bytes."""
+
+    rows: int
+    num_bytes: int
+    file_bytes: int
 
 _CARD_BODY = """\
 # StructuralEval
@@ -54,7 +70,36 @@ row["model"]           # FrameCalc JSON of the ground truth
 
 Grading needs the StructuralEval package: `structeval.score(row["model"], answer)`
 returns the staged verdict, and `python run_eval.py --data-dir <this folder>` (or
-`--data-dir hf://owner/name@revision`) runs the whole benchmark on this export.
+`--data-dir hf://owner/name@revision`) runs the benchmark on this export.
+
+## Benchmark selection
+
+An evaluation runs the *benchmark selection* unless told otherwise (`--split
+benchmark`, the default of `run_eval.py`): from the tasks of the splits
+{shipped}, in every category × difficulty cell (3 × 5) the first {per_cell} in the
+order of sha256("benchmark|" + id), at most one task per structure, so no category
+or level dominates the headline. It is computed from the tasks present, so an export
+of part of the dataset has its own selection: on this export it holds {selected}
+task(s){selection_note}. `--split all` runs every task; `--split <name>` one split.
+
+## Limitations
+
+- The drawings are rendered by the project's own renderer (clean CAD, textbook,
+  simulated scan, pencil sketch, exam page), not photographs or scans of real
+  drawings; a model's score on them is not a measurement on field documents.
+- The mechanics are plane, linear-elastic and static: beams, frames and trusses of
+  straight members with point loads, couples and distributed loads. No dynamics,
+  buckling, plasticity, temperature, support settlement or 3-D structures.
+- Grading compares support reactions and bending moments of the answer with the
+  ground truth (relative tolerance 2 % by default), stage by stage; an answer that is
+  statically equivalent but drawn differently can earn full credit, and the partial
+  credits (0 / 0.25 / 0.5 / 0.75 / 1) are a convention of the benchmark, not a
+  measure of engineering severity.
+- Drawing text is English or Chinese only; DXF drawings exist for some tasks only
+  (the `dxf` column), so a DXF evaluation covers fewer tasks.
+- Ground truth comes from the project's finite-element solver (checked against
+  closed-form textbook solutions in its tests); the problems are generated or
+  hand-authored, so their distribution is the generator's, not that of real practice.
 
 ## Licence
 
@@ -75,10 +120,12 @@ project; none of the original StructuralEval benchmark's problems are included.
 """
 
 
-def dataset_card(rows: Mapping[str, int], languages: Iterable[str] = ("en",)) -> str:
+def dataset_card(sizes: Mapping[str, SplitSize], languages: Iterable[str] = ("en",),
+                 benchmark_tasks: int = 0) -> str:
     """README.md of the export: YAML front matter (licence, the drawings' languages, one
-    data_files entry per split, the features, split sizes) and the description, citation
-    included."""
+    data_files entry per split, the features, split sizes in rows and bytes) and the
+    description (benchmark selection of ``benchmark_tasks`` tasks, limitations, citation)."""
+    rows = {split: size.rows for split, size in sizes.items()}
     lines = ["---", f"license: {LICENSE}", "language:", *(f"- {x}" for x in sorted(languages)),
              "pretty_name: StructuralEval",
              "task_categories:", "- image-to-text", "- visual-question-answering",
@@ -92,10 +139,17 @@ def dataset_card(rows: Mapping[str, int], languages: Iterable[str] = ("en",)) ->
         dtype = "image" if feature["_type"] == "Image" else feature["dtype"]
         lines += [f"  - name: {name}", f"    dtype: {dtype}"]
     lines += ["  splits:"]
-    for split, count in rows.items():
-        lines += [f"  - name: {split}", f"    num_examples: {count}"]
-    lines += ["---", ""]
-    return "\n".join(lines) + _CARD_BODY.format(first=next(iter(rows)))
+    for split, size in sizes.items():
+        lines += [f"  - name: {split}", f"    num_bytes: {size.num_bytes}",
+                  f"    num_examples: {size.rows}"]
+    lines += [f"  download_size: {sum(s.file_bytes for s in sizes.values())}",
+              f"  dataset_size: {sum(s.num_bytes for s in sizes.values())}", "---", ""]
+    note = ("" if benchmark_tasks else
+            " (none of its tasks is in one of those splits, so an evaluation's default "
+            "there is every task)")
+    return "\n".join(lines) + _CARD_BODY.format(
+        first=next(iter(rows)), shipped=", ".join(f"`{x}`" for x in SHIPPED_SPLITS),
+        per_cell=PER_CELL, selected=benchmark_tasks, selection_note=note)
 
 
 def _size_category(n: int) -> str:

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..presentation import FACTORS
+from .benchmark import benchmark_ids
 from .errors import DatasetError
-from .hf_card import dataset_card
+from .hf_card import SplitSize, dataset_card
 from .hf_format import (
     DATA_FOLDER,
     LICENSE,
@@ -85,19 +86,28 @@ def export_dataset(data_dir: Path, out: Path, *, tasks: Sequence[Task] | None = 
     (out / DATA_FOLDER).mkdir(parents=True, exist_ok=True)
     table_schema = schema(pa)
     written = []
+    sizes: dict[str, SplitSize] = {}
     for split in sorted(by_split):
         rows = by_split[split]
         table = pa.Table.from_pylist(rows, schema=table_schema)
         write_atomically(out / split_file(split), lambda path, t=table: _write_parquet(pq, t, path))
         written.append(split_file(split))
+        sizes[split] = _split_size(pq, out / split_file(split))
     for stale in sorted((out / DATA_FOLDER).glob("*.parquet")):
         if f"{DATA_FOLDER}/{stale.name}" not in written:
             stale.unlink()
-    card = dataset_card({s: len(r) for s, r in sorted(by_split.items())},
-                        {t.presentation.language for t in chosen})
+    card = dataset_card(sizes, {t.presentation.language for t in chosen},
+                        len(benchmark_ids(chosen)))
     write_atomically(out / "README.md", lambda path: Path(path).write_text(card, encoding="utf-8"))
     return ExportSummary(out, {s: len(r) for s, r in sorted(by_split.items())},
                          (*written, "README.md"))
+
+
+def _split_size(pq: Any, path: Path) -> SplitSize:
+    """Rows and Arrow bytes of a written split as ``datasets`` will count them (it reads the
+    file back: a table built in memory can differ by a validity bitmap), and its file size."""
+    table = pq.read_table(path)
+    return SplitSize(table.num_rows, table.nbytes, path.stat().st_size)
 
 
 def _write_parquet(pq: Any, table: Any, path: str) -> None:

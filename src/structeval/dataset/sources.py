@@ -15,6 +15,7 @@ from typing import Any
 
 from . import hf_load
 from .benchmark import ALL, BENCHMARK, benchmark_ids
+from .errors import UnknownSplit
 from .loader import Task, load_folder
 from .paths import resolve_data_dir
 
@@ -42,9 +43,34 @@ def load_tasks(data_dir: Path | str | None = None, *, split: str | None = None,
                           id_filter=id_filter, presentation=presentation)
     select = {"split": split, "categories": categories, "difficulties": difficulties,
               "id_filter": id_filter, "presentation": presentation}
+    tasks = _load(root, **select)
+    if split is not None:
+        _check_split_names(root, split, tasks)
+    return tasks
+
+
+def _load(root: Path | str, **select: Any) -> list[Task]:
     if isinstance(root, str) or hf_load.is_export(root):
         return hf_load.load_export_tasks(root, **select)
     return load_folder(root, **select)
+
+
+def _check_split_names(root: Path | str, split: str, selected: Sequence[Task]) -> None:
+    """Raise UnknownSplit when a name of ``split`` (comma-joined) is no split of the
+    dataset. Only when a name found no task is the whole dataset read to list its splits,
+    so a valid selection costs nothing more."""
+    wanted = split.split(",")
+    if all(name in {t.split for t in selected} for name in wanted):
+        return
+    existing = sorted({t.split for t in _load(root, split=None, categories=None,
+                                              difficulties=None, id_filter=None,
+                                              presentation=None)})
+    unknown = [name for name in wanted if name not in existing]
+    if unknown:
+        names = ", ".join(repr(name) for name in dict.fromkeys(unknown))
+        raise UnknownSplit(f"{root} has no split {names}; its splits are "
+                           f"{', '.join(existing) or 'none'} (or choose {BENCHMARK}, the "
+                           f"default benchmark set, or {ALL})")
 
 
 def _benchmark(root: Path | str, **filters: Any) -> list[Task]:

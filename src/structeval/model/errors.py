@@ -23,6 +23,16 @@ class StructEvalError(Exception):
     """Base of every typed failure the package reports instead of crashing."""
 
 
+def clause(text: object) -> str:
+    """A message (a server's, an exception's) as a clause inside a sentence of ours: on one
+    line with every control character shown escaped (a server's text must not drive the
+    terminal it is printed on), and without its closing period and spaces, so that the
+    sentence's own period is never doubled ("go away.. Check ..." was what joining gave)."""
+    shown = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                    for ch in str(text).strip())
+    return shown.rstrip(".").rstrip()
+
+
 class ModelError(StructEvalError):
     """The model is not a valid FrameCalc structure."""
 

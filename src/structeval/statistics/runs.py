@@ -1,4 +1,5 @@
-"""Scores of repeated runs (``run_eval.py --runs K``): per-task means, error bars, agreement.
+"""Scores of repeated runs (``run_eval.py --runs K``): per-task means, error bars, agreement,
+pass@k and majority-of-K (:mod:`.passk`).
 
 A task answered K times has one score: the mean of its K ratios. The headline
 weighted accuracy is then Σ(difficulty × mean ratio) / Σ(difficulty), which
@@ -13,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .passk import repeated_answers
 from .resampling import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
@@ -135,6 +137,7 @@ def run_statistics(rows: Sequence[TaskOutcome]) -> dict[str, Any]:
         "pass_at_1_stage_consistency": stage_consistency(
             [{i: (r.first_attempt_stage if r.status == SCORED else None)
               for i, r in by_run[run].items()} for run in runs]).to_json(),
+        **repeated_answers([t.first_ratios for t in tasks], weights),
     }
 
 
@@ -156,4 +159,17 @@ def format_statistics(statistics: dict[str, Any]) -> str:
         if sc["share"] is not None:
             lines.append(f"Stage consistency: {100.0 * sc['share']:.1f}% of {sc['tasks']} "
                          f"task(s) end at the same stage in every run")
+        lines += _repeated_lines(statistics)
     return "\n".join(lines)
+
+
+def _repeated_lines(statistics: dict[str, Any]) -> list[str]:
+    """pass@k and majority-of-K, when results.json has them (runs before them do not)."""
+    passk, majority = statistics.get("pass_at_k"), statistics.get("majority")
+    if not passk or not majority:
+        return []
+    values = ", ".join(f"pass@{v['k']} {v['perfect']:.1f}%" for v in passk["values"])
+    return [f"Perfect first answer in k of {passk['answers_per_task']} tries (unbiased "
+            f"estimator, mean over tasks): {values}",
+            f"Majority of {majority['answers_per_task']} (credit a strict majority of the "
+            f"first answers reach): {majority['weighted_accuracy']:.2f}% weighted"]

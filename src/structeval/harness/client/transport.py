@@ -6,7 +6,9 @@ before its finish reason, a malformed 200) is retried with backoff and is never
 charged to the model; if it persists the task is *unavailable* and ``--resume``
 runs it again. Whatever the model actually said — even nothing, or a refusal —
 is returned and graded. Authentication and unknown-model errors stop the run,
-since every further task would fail the same way.
+since every further task would fail the same way; so do the first requests of a
+session when they all fail to connect or all get the same 4xx (:mod:`.failfast`),
+before any task has spent its retries.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ...model.errors import clause
 from ...safe_text import one_line, valid_unicode
 from ..common.settings import RetryPolicy, WaitBudget
 from ..common.trace import Redactor, redact_then_cut
+from .failfast import FirstRequests
 from .http_client import deadline_client, http_library, request_deadline, time_left
 from .negotiation import (
     NegotiationStopped,
@@ -189,7 +193,8 @@ class ChatTransport:
                  policy: RetryPolicy, sleep: Callable[[float], None] = time.sleep,
                  rng: random.Random | None = None, redact: Redactor | None = None,
                  max_answer_chars: int = MAX_ANSWER_CHARS, model: str | None = None,
-                 options: RequestOptions | None = None, negotiator: Negotiator | None = None):
+                 options: RequestOptions | None = None, negotiator: Negotiator | None = None,
+                 first_requests: FirstRequests | None = None):
         import openai  # the API client, loaded where a request is sent and nowhere else
 
         http_client, self.deadline_enforced = deadline_client(timeout)
@@ -207,6 +212,7 @@ class ChatTransport:
         self.redact = redact or Redactor([api_key])
         self.max_answer_chars = max_answer_chars
         self._http = http_library()
+        self.first_requests = first_requests  # the fail-fast rule (:mod:`.failfast`), if any
 
     def complete(self, *, model: str, messages: list[dict[str, Any]], temperature: float,
                  max_tokens: int, budget: WaitBudget | None = None) -> ChatReply:
@@ -223,6 +229,7 @@ class ChatTransport:
             except _Retryable as fault:
                 if probe:
                     self.negotiator.release()
+                self._watch(fault.incident)
                 if tries == self.policy.tries:
                     incidents.append(fault.incident)
                     break
@@ -251,7 +258,9 @@ class ChatTransport:
                 if retry:
                     incidents.append(replace(incident, kind="adapted"))
                     tries -= 1  # the endpoint answered; only our parameters were wrong
+                    self._watch(None)
                     continue
+                self._watch(incident)
                 raise RequestRejected([*incidents, incident]) from None
             except ServiceFatal as exc:
                 self.negotiator.failed(exc)
@@ -262,6 +271,20 @@ class ChatTransport:
                 raise
             return replace(reply, incidents=tuple(incidents))
         raise ServiceUnavailable(incidents)
+
+    def _watch(self, incident: Incident | None) -> None:
+        """Tell the fail-fast rule how a request ended (None: it was answered); when the
+        rule decides that nothing can succeed, every other request is stopped too."""
+        if self.first_requests is None:
+            return
+        if incident is None:
+            self.first_requests.succeeded()
+            return
+        try:
+            self.first_requests.failed(incident)
+        except ServiceFatal as exc:
+            self.negotiator.failed(exc)
+            raise
 
     def request_arguments(self, model: str, messages: list[dict[str, Any]],
                           temperature: float, max_tokens: int,
@@ -294,12 +317,13 @@ class ChatTransport:
                     self.client.chat.completions.with_streaming_response.create(**kwargs) as raw:
                 if probe:
                     self.negotiator.accepted()  # the status was < 400: the plan works
+                self._watch(None)  # the endpoint answered (a body cut later is no dead end)
                 chunks = self._chunks(raw.http_response)
                 parsed = self._read_stream(chunks) if self.stream else self._read_body(chunks)
         except openai.APITimeoutError as exc:
             raise _Retryable(Incident("timeout", None, self._short(exc))) from None
         except openai.APIConnectionError as exc:
-            raise _Retryable(Incident("connection", None, self._short(exc))) from None
+            raise _Retryable(Incident("connection", None, self._connection_text(exc))) from None
         except openai.APIStatusError as exc:
             raise self._status_fault(exc) from None
         except openai.APIError as exc:
@@ -320,6 +344,14 @@ class ChatTransport:
                          reasoning_tokens=usage.reasoning, response_model=parsed.model,
                          system_fingerprint=parsed.system_fingerprint,
                          sent=kwargs["extra_body"], image_detail=plan.image_detail)
+
+    def _connection_text(self, exc: BaseException) -> str:
+        """The client's "Connection error." with its cause (refused, name not known, reset):
+        the cause is what tells a user which setting to check."""
+        cause = exc.__cause__
+        said = clause(exc) or "connection error"
+        return self._short(f"{said}: {clause(cause)}" if cause is not None and str(cause)
+                           else said)
 
     def _timeout_text(self, exc: BaseException) -> str:
         return self._short(f"no complete reply within --timeout {self.timeout:g} s ({exc})")
@@ -363,8 +395,9 @@ class ChatTransport:
         status = exc.status_code
         message = self._short(exc.message)
         if status in _FATAL_STATUS:
-            return ServiceFatal(f"the API refused the request (HTTP {status}): {message}. "
-                                "Check --api-key, --api-base and --model.")
+            return ServiceFatal(f"the API refused the request (HTTP {status}: "
+                                f"{clause(message) or 'no detail'}); check --api-key, "
+                                "--api-base and --model")
         if status >= 500 or status in _RETRYABLE_STATUS:
             kind = "rate_limit" if status == 429 else "server"
             retry_after = parse_retry_after(getattr(exc.response, "headers", None))

@@ -6,7 +6,8 @@ unavailable (the API kept failing, or ``--max-cost`` was reached; finish them wi
 session, read-only, disk full, a resume the changed scorer or dataset forbids —
 one sentence on stderr, never a traceback); 4 the API refused our credentials,
 the model, or a parameter in a way the harness cannot adapt to (the message names
-the flag to change); 1 ``--debug`` found problems (every failing task is named
+the flag to change), or the run's first requests all failed to connect or got the
+same 4xx (:mod:`.failfast`); 1 ``--debug`` found problems (every failing task is named
 with its reason); 130 interrupted (finished tasks are kept; ``--resume``
 continues).
 """
@@ -27,11 +28,13 @@ import click
 from click.core import ParameterSource
 
 from ...dataset.benchmark import ALL, BENCHMARK
+from ...dataset.sampling import LIMIT_ORDERS, STRATIFIED
 from ...model.errors import StructEvalError
 from ...presentation import FACTORS, PresentationError
 from ...safe_files import FileAccessError, explain_os_error, read_capped
 from ...safe_text import echo, valid_unicode
 from ...statistics.runs import format_statistics
+from ..client.failfast import EndpointUnusable
 from ..client.negotiation import IMAGE_DETAILS, RESERVED_FIELDS, ParameterRejected
 from ..client.response import MAX_ANSWER_CHARS
 from ..client.transport import ServiceFatal
@@ -44,6 +47,7 @@ from ..inputs.tasks import select_tasks, verify_selected
 from ..run.batch import DEFAULT_POLL_S, BatchSettings
 from ..run.cost import PriceError, prices_from_options
 from ..run.dry_run import estimate, format_estimate
+from ..run.progress import DEFAULT_INTERVAL_S, ProgressLines
 from ..run.response_cache import ResponseCache, parse_size
 from ..run.runner import Session
 from .cli_help import GroupedCommand
@@ -59,10 +63,10 @@ HELP_GROUPS = {
                            "temperature", "max_tokens", "stream", "timeout"],
     "Prompt and input": ["prompt_type", "lang", "modality", "image_detail", "max_image_side",
                          "max_retries"],
-    "Task selection": ["id_filter", "limit", "split", "presentation", "category", "difficulty",
-                       "data_dir"],
+    "Task selection": ["id_filter", "limit", "limit_order", "split", "presentation", "category",
+                       "difficulty", "data_dir"],
     "Run": ["output", "resume", "force_resume", "runs", "concurrency", "tolerance", "dry_run",
-            "debug"],
+            "debug", "progress_interval"],
     "Response cache": ["cache", "cache_dir", "cache_max_bytes"],
     "Cost": ["price_in", "price_out", "prices", "max_cost", "batch", "batch_poll"],
     "Retries and limits": ["transport_retries", "backoff_base", "backoff_max", "wait_budget",
@@ -167,6 +171,13 @@ def _explicit(ctx: click.Context, name: str) -> bool:
                                               ParameterSource.ENVIRONMENT)
 
 
+def _progress_lines(interval: float) -> ProgressLines | None:
+    """Periodic lines on stdout when it is not a terminal (a terminal has the bar)."""
+    if interval <= 0 or sys.stdout.isatty():
+        return None
+    return ProgressLines(interval, lambda text: click.echo(text))
+
+
 @click.command(cls=GroupedCommand, groups=HELP_GROUPS,
                context_settings={"help_option_names": ["-h", "--help"],
                                  "max_content_width": 100})
@@ -214,7 +225,13 @@ def _explicit(ctx: click.Context, name: str) -> bool:
               help="Downscale images whose longer side exceeds PX before sending.")
 @click.option("--filter", "id_filter",
               help="Only tasks whose id matches: a glob (beam_0*) or a substring.")
-@click.option("--limit", type=click.IntRange(1), help="At most this many tasks (after filters).")
+@click.option("--limit", type=click.IntRange(1),
+              help="At most this many tasks (after filters): a sample spread over category x "
+                   "level in proportion (deterministic), unless --limit-order id.")
+@click.option("--limit-order", type=click.Choice(LIMIT_ORDERS), default=STRATIFIED,
+              show_default=True,
+              help="How --limit chooses: 'stratified' (category x level, in proportion) or "
+                   "'id' (the first tasks in id order).")
 @click.option("--split", help="Which tasks: 'benchmark' (the default of an evaluation: 450 "
                    "tasks balanced over category x level), 'all' (the default of --debug), "
                    "or split names joined by commas (core, hard, matched).")
@@ -288,20 +305,25 @@ def _explicit(ctx: click.Context, name: str) -> bool:
               help="Answer every task this many independent times; results.json then reports "
                    "the mean with a task-bootstrap 95% CI, per-run scores and stage "
                    "consistency (use --temperature > 0 for independent samples).")
+@click.option("--progress-interval", default=DEFAULT_INTERVAL_S, show_default=True,
+              type=click.FloatRange(0), metavar="SECONDS",
+              help="When stdout is not a terminal (a log file, a pipe), print a progress line "
+                   "this often: tasks done, running accuracy, unavailable, cost; 0: never.")
 @click.pass_context
 def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: str | None,
          reasoning_effort: str | None, extra_body: dict[str, Any], temperature: float,
          max_tokens: int, stream: bool, timeout: float, max_retries: int, debug: bool,
          dry_run: bool, prompt_type: str, lang: str, modality: str, image_detail: str | None,
          max_image_side: int | None, id_filter: str | None, limit: int | None,
-         split: str | None, presentation: tuple[str, ...], category: tuple[str, ...],
+         limit_order: str, split: str | None, presentation: tuple[str, ...],
+         category: tuple[str, ...],
          difficulty: tuple[int, ...], concurrency: int, output: Path | None, resume: bool,
          force_resume: bool, data_dir: str | None, tolerance: float, cache: bool,
          cache_dir: Path | None, cache_max_bytes: int, price_in: float | None,
          price_out: float | None, prices_file: Path | None, max_cost: float | None,
          transport_retries: int, backoff_base: float, backoff_max: float, wait_budget: float,
          max_answer_chars: int, max_image_mb: float, max_dxf_kb: int, runs: int,
-         batch: bool, batch_poll: float) -> None:
+         batch: bool, batch_poll: float, progress_interval: float) -> None:
     """Ask a vision-language model to write each drawing as FrameCalc JSON and grade it.
 
     \b
@@ -338,7 +360,7 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
         chosen_split = split or (ALL if debug else BENCHMARK)
         tasks = select_tasks(data_dir, split=chosen_split, categories=category,
                              difficulties=difficulty, id_filter=id_filter, limit=limit,
-                             presentation=presentation)
+                             presentation=presentation, limit_order=limit_order)
     except PresentationError as exc:
         raise click.BadParameter(str(exc), param_hint="--presentation") from None
     except StructEvalError as exc:
@@ -381,7 +403,13 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
                           prices=prices, max_cost=max_cost, force_resume=force_resume,
                           temperature_explicit=_explicit(ctx, "temperature"),
                           max_dxf_bytes=max_dxf_kb * 1024,
-                          batch=BatchSettings(poll_s=batch_poll) if batch else None)
+                          batch=BatchSettings(poll_s=batch_poll) if batch else None,
+                          progress_lines=_progress_lines(progress_interval),
+                          selection={"split": chosen_split, "filter": id_filter,
+                                     "category": list(category),
+                                     "difficulty": list(difficulty),
+                                     "presentation": list(presentation), "limit": limit,
+                                     "limit_order": limit_order})
         if dry_run:
             found = estimate(tasks, grading=grading, system_prompt=session.prompt,
                              negotiator=session.negotiator_for_estimate(), api_base=api_base,
@@ -393,6 +421,10 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
     except ParameterRejected as exc:
         echo(f"error: {redact(str(exc))}\nNothing more was sent; the run's files are in "
                    f"{output}. Change the flag and start a new run.", err=True)
+        _hard_exit(EXIT_FATAL)
+    except EndpointUnusable as exc:
+        click.echo(f"error: {redact(str(exc))} (once it answers, continue with --resume "
+                   f"--output {output})", err=True)
         _hard_exit(EXIT_FATAL)
     except ServiceFatal as exc:
         echo(f"error: {redact(str(exc))}\nFinished tasks are kept in {output}; "

@@ -98,9 +98,11 @@ def _run_lines(summary: dict[str, Any]) -> list[str]:
     cost = summary.get("cost") or {}
     if cost.get("prices"):
         paid = cost.get("paid_this_session_usd") or 0.0
-        per_task = cost["usd"] / summary["tasks"] if summary["tasks"] and cost.get("usd") else 0
-        lines.append(f"Cost: ${cost.get('usd') or 0:.4f} for the answers (${per_task:.4f} per "
-                     f"task), ${paid:.4f} paid in this session"
+        scored = summary.get("scored") or 0
+        per_task = (f"${cost['usd'] / scored:.4f} per scored task" if scored and cost.get("usd")
+                    is not None else "no task scored")
+        lines.append(f"Cost: ${cost.get('usd') or 0:.4f} for the answers ({per_task}), "
+                     f"${paid:.4f} paid in this session"
                      + (f"; usage unknown for {cost['unknown']} attempt(s)"
                         if cost.get("unknown") else "")
                      + (f" (estimated ${cost['estimated_this_session_usd']:.4f} from the text "

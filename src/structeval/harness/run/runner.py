@@ -41,6 +41,7 @@ from ...safe_files import FileAccessError, explain_os_error, refuse_symlink, wri
 from ...statistics.factors import recorded_modality
 from ...statistics.runs import run_statistics
 from ..answers.grading import Grader, language_grader
+from ..client.failfast import FirstRequests
 from ..client.negotiation import (
     FIRST_REJECTIONS,
     PROBE_GRACE_S,
@@ -58,6 +59,7 @@ from ..inputs.task_input import MAX_DXF_BYTES, DxfError, ImageError, has_input, 
 from . import provenance
 from .batch import BatchJobs, BatchSettings
 from .cost import CostMeter, Prices
+from .progress import ProgressLines
 from .repair_loop import RunContext, TaskLike, run_task, task_fingerprint
 from .response_cache import ResponseCache, negotiation_scope
 from .results import SCORED, TaskResult, running_accuracy, summarize
@@ -125,7 +127,9 @@ class Session:
                  prices: Prices | None = None, max_cost: float | None = None,
                  force_resume: bool = False, temperature_explicit: bool = False,
                  max_dxf_bytes: int = MAX_DXF_BYTES, probe_grace: float = PROBE_GRACE_S,
-                 batch: BatchSettings | None = None):
+                 batch: BatchSettings | None = None,
+                 progress_lines: ProgressLines | None = None,
+                 selection: dict[str, Any] | None = None):
         self.output = Path(output)
         self.data_dir = data_dir  # recorded so that reports find the same dataset
         self.runs = runs  # independent answers per task (--runs K); run indices 0..K-1
@@ -154,7 +158,10 @@ class Session:
                                        stream=transport_settings.stream, policy=policy,
                                        sleep=sleep, redact=self.redact,
                                        max_answer_chars=max_answer_chars, model=grading.model,
-                                       options=self.options)
+                                       options=self.options, first_requests=FirstRequests(
+                                           public_url(transport_settings.api_base)))
+        self.progress_lines = progress_lines  # the periodic line when stdout is no terminal
+        self.selection = dict(selection or {})  # how the tasks were chosen (--split, --limit…)
         self.executing = False  # tasks have been handed to worker threads
         self.provenance: dict[str, Any] = {}  # this session's (collected when it runs)
         self._forced: list[str] = []  # what --force-resume overrode
@@ -227,6 +234,7 @@ class Session:
                  "retry_policy": asdict(self.policy), "selected_tasks": len(tasks),
                  "runs": self.runs,
                  "data_dir": _recorded(self.data_dir),
+                 "selection": self.selection,
                  "provenance": self.provenance,
                  "cache": str(self.cache.root) if self.cache is not None else None,
                  "prices": self.prices.to_json() if self.prices else None,
@@ -368,6 +376,7 @@ class Session:
     def _run_summary(self, ordered: list[TaskResult], skipped: list[str]) -> dict[str, Any]:
         """What results.json says about the run as a whole, beside the metrics."""
         return {"modality": self.grading.modality, "lang": self.grading.lang,
+                "selection": self.selection,
                 "skipped": {"no_dxf": len(skipped), "tasks": skipped[:50]},
                 "stopped_by_max_cost": sum(r.stopped for r in ordered),
                 "negotiated": self.transport.negotiator.negotiated(),
@@ -405,16 +414,23 @@ class Session:
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="task")
         futures: dict[Future[TaskResult], TaskLike] = {
             pool.submit(run_task, ctx, task, run=run): task for run, task in pending}
+        lines = self.progress_lines
+        if lines is not None:
+            lines.start(len(tasks) * self.runs, kept.values(), self.meter,
+                        priced=self.prices is not None)
         try:
             waiting = set(futures)
             while waiting:
-                done, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                done, waiting = wait(waiting, return_when=FIRST_COMPLETED,
+                                     timeout=lines.until_due() if lines else None)
                 for future in done:
                     result = future.result()
                     fresh[(result.run, result.id)] = result
                     bar.update(1)
                     finished = list(kept.values()) + list(fresh.values())
                     bar.set_postfix_str(f"acc {running_accuracy(finished):.1f}%")
+                if lines is not None:
+                    lines.tick(fresh.values())
         except BaseException:
             self.stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
