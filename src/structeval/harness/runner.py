@@ -28,7 +28,7 @@ import datetime as _dt
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -60,6 +60,7 @@ from .runlock import RunLock
 from .settings import GradingSettings, RetryPolicy, TransportSettings, public_url
 from .task_input import MAX_DXF_BYTES, DxfError, ImageError, has_input, prepare_input
 from .trace import Redactor, TraceReader, TraceWriter, jsonable
+from .trace_state import previous_state
 from .transport import ChatTransport
 
 RUN_FORMAT = 1
@@ -84,31 +85,6 @@ def _write_json_atomic(path: Path, data: Any, redact: Redactor) -> None:
     pretty = json.dumps(jsonable(data, redact), indent=2, ensure_ascii=False,
                         allow_nan=False) + "\n"
     write_atomic(path, pretty.encode("utf-8"))
-
-
-def _previous_state(records: Iterable[dict[str, Any]],
-                    ) -> tuple[dict[tuple[int, str], TaskResult], int, float, int]:
-    """(last task result per (run, id), next session number, wall seconds of past sessions,
-    task records that were not believable and are ignored). ``records`` is consumed once,
-    as it is read: the trace is never held in memory."""
-    finished: dict[tuple[int, str], TaskResult] = {}
-    sessions: dict[int, float] = {}
-    rejected = 0
-    for rec in records:
-        session = rec.get("session")
-        if isinstance(session, int) and not isinstance(session, bool) and 0 <= session < 10**6:
-            elapsed = rec.get("wall_s", rec.get("elapsed_s", 0.0))
-            if isinstance(elapsed, (int, float)) and 0 <= elapsed < 1e9:
-                sessions[session] = max(sessions.get(session, 0.0), float(elapsed))
-        if rec["type"] == "task":
-            try:
-                result = TaskResult.from_trace_record(rec)
-            except (KeyError, TypeError, ValueError):
-                rejected += 1
-                continue
-            finished[(result.run, result.id)] = result
-    next_session = max(sessions, default=-1) + 1
-    return finished, next_session, sum(sessions.values()), rejected
 
 
 class Session:
@@ -309,7 +285,9 @@ class Session:
         if self._forced:
             echo("note: --force-resume: continuing although " + "; ".join(self._forced))
         reader = TraceReader(self.trace_path)
-        previous, session, past_wall, rejected = _previous_state(reader)
+        state = previous_state(reader)
+        previous, session, past_wall, rejected = (state.finished, state.next_session,
+                                                  state.past_wall, state.rejected)
         if reader.skipped or rejected:
             echo(f"note: skipped {reader.skipped + rejected} unreadable line(s) of "
                  f"{self.trace_path} (a session was killed mid-write, or the file was edited); "
