@@ -307,7 +307,7 @@ def rescore_run(source: Path, *, output: Path | None = None, tolerance: float | 
         out_records.append(("task", run, result.trace_record()))
     ignored = state.rejected - len(state.unreadable)
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    current = provenance.collect(root, sorted(tasks))
+    current = provenance.collect(root, list(tasks.values()))
     info = {"from": str(source.resolve()), "at": now, "tolerance": tolerance,
             "tolerance_recorded": recorded_tolerance, "rescored_first_attempts": rescored,
             "kept_repair_attempts": kept, "tasks_changed": changed,

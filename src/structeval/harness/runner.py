@@ -277,8 +277,7 @@ class Session:
 
     def _run_locked(self, tasks: Sequence[TaskLike], skipped: list[str], progress: bool | None,
                     echo: Callable[[str], None]) -> SessionOutcome:
-        self.provenance = provenance.collect(data_root(tasks, self.data_dir),
-                                             [t.id for t in tasks])
+        self.provenance = provenance.collect(data_root(tasks, self.data_dir), tasks)
         self._forced = []
         stored = self._prepare_dir()
         self.transport.negotiator = self._negotiator(stored)
