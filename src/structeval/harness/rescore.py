@@ -56,7 +56,7 @@ from ..safe_files import FileAccessError, explain_os_error, refuse_symlink, writ
 from ..statistics.factors import recorded_modality
 from ..statistics.runs import run_statistics
 from . import provenance
-from .grading import GradingCrash, grade_answer, language_grader
+from .grading import Grader, GradingCrash, grade_answer, language_grader
 from .repair_loop import NOT_RUN, scored_result, task_base, task_fingerprint
 from .results import SCORED, UNAVAILABLE, TaskResult, summarize
 from .runner import _default_data_dir, _write_json_atomic, data_root
@@ -283,23 +283,11 @@ def rescore_run(source: Path, *, output: Path | None = None, tolerance: float | 
             results.append(_unreadable(base, why))
             out_records.append(("task", run, results[-1].trace_record()))
             continue
-        first, repairs = graded[0], graded[1:]
-        try:
-            new = grade_answer(task.model, first.text or "", tolerance=tolerance,
-                               grader=grader, lang=lang)
-        except GradingCrash as exc:
-            raise RescoreError(f"task {_shown(task_id)}: {exc}") from None
+        result, rewritten = _regraded(task, base, old, graded, mine, tolerance=tolerance,
+                                      grader=grader, lang=lang, modality=modality,
+                                      input_changed=input_changed)
         rescored += 1
-        kept += len(repairs)
-        grades = [(new.grade.ratio, new.grade.stage, old.first_flags)]
-        grades += [(a.ratio, a.stage, a.flags) for a in repairs]
-        rewritten = [{**_annotated(first.record, True), **new.trace_fields()}]
-        rewritten += [_annotated(a.record, False) for a in repairs]
-        rewritten += [_annotated(a, False) for a in mine if a.get("outcome") != "graded"]
-        fingerprint = _fingerprint(task, modality, first.record, old.fingerprint,
-                                   input_changed)
-        result = scored_result(base, grades, tokens=old.tokens, fingerprint=fingerprint,
-                               costs=old.costs, seen=old.seen)
+        kept += len(graded) - 1
         if (result.ratio, result.first_attempt_ratio) != (old.ratio, old.first_attempt_ratio):
             changed += 1
         results.append(result)
@@ -322,6 +310,27 @@ def rescore_run(source: Path, *, output: Path | None = None, tolerance: float | 
     notes = _notes(unreadable, ignored + reader.skipped, selection.results_readable)
     return RescoreOutcome(output, summary, rescored, kept, changed, input_changed,
                           unreadable, notes)
+
+
+def _regraded(task: Any, base: dict[str, Any], old: TaskResult, graded: list[GradedAttempt],
+              mine: list[dict[str, Any]], *, tolerance: float, grader: Grader, lang: str,
+              modality: str, input_changed: list[str]) -> tuple[TaskResult, list[dict]]:
+    """A scored task with its first answer graded again and its repairs as recorded: the new
+    result and its rewritten attempt records (first, repairs, then the ungraded ones)."""
+    first, repairs = graded[0], graded[1:]
+    try:
+        new = grade_answer(task.model, first.text or "", tolerance=tolerance, grader=grader,
+                           lang=lang)
+    except GradingCrash as exc:
+        raise RescoreError(f"task {_shown(task.id)}: {exc}") from None
+    grades = [(new.grade.ratio, new.grade.stage, old.first_flags)]
+    grades += [(a.ratio, a.stage, a.flags) for a in repairs]
+    rewritten = [{**_annotated(first.record, True), **new.trace_fields()}]
+    rewritten += [_annotated(a.record, False) for a in repairs]
+    rewritten += [_annotated(a, False) for a in mine if a.get("outcome") != "graded"]
+    fingerprint = _fingerprint(task, modality, first.record, old.fingerprint, input_changed)
+    return scored_result(base, grades, tokens=old.tokens, fingerprint=fingerprint,
+                         costs=old.costs, seen=old.seen), rewritten
 
 
 def _recorded_tolerance(grading: dict[str, Any]) -> float:
