@@ -17,6 +17,7 @@ import pytest
 from structeval.dataset import load_tasks
 from structeval.harness import GradingSettings, RetryPolicy, Session
 from structeval.harness.rescore import RescoreError, rescore_run
+from structeval.harness.runner import SessionOutcome
 from structeval.harness.settings import TransportSettings
 from structeval.harness.trace import read_trace
 from tests.fakeserver import fixture as fx
@@ -40,23 +41,25 @@ def run(tmp_path_factory) -> tuple[Path, Path, dict[str, fx.FixtureTask]]:
               .on(sha["frame_t01"], 2, Answer(fx.tagged(fx.scaled_load("frame_t01", "Q1", 1.5))))
               .on(sha["truss_t01"], 1, Answer(fx.boxed(fx.GT_MODELS["truss_t01"])))
               .on(sha["beam_t02"], 1, Fail(503)))
-    out = scripted_run(base / "run", base / "data", script)
-    return out, base / "data", tasks
+    scripted_run(base / "run", base / "data", script)
+    return base / "run", base / "data", tasks
 
 
 def scripted_run(out: Path, data_dir: Path, script: Script, *, concurrency: int = 4,
-                 **session: object) -> Path:
+                 echo=lambda _: None, **session: object) -> tuple[SessionOutcome, set[str]]:
     """A session of the IDS tasks of ``data_dir``, loaded as run_eval.py loads them, against
-    the scripted server (one repair round)."""
+    the scripted server (one repair round): its outcome and the images it asked about."""
     loaded = {t.id: t for t in load_tasks(data_dir)}
     with FakeOpenAI(script) as server:
-        Session(out, grading=GradingSettings(model="fake-vlm", max_retries=1),
-                transport_settings=TransportSettings(api_base=server.base_url, timeout=10,
-                                                     concurrency=concurrency),
-                policy=RetryPolicy(tries=2, base_delay=0.001, max_delay=0.002),
-                api_key=fx.SECRET_KEY, resume=False, data_dir=data_dir, **session).run(
-            [loaded[i] for i in IDS], progress=False, echo=lambda _: None)
-    return out
+        outcome = Session(out, grading=GradingSettings(model="fake-vlm", max_retries=1),
+                          transport_settings=TransportSettings(api_base=server.base_url,
+                                                               timeout=10,
+                                                               concurrency=concurrency),
+                          policy=RetryPolicy(tries=2, base_delay=0.001, max_delay=0.002),
+                          api_key=fx.SECRET_KEY, data_dir=data_dir,
+                          **{"resume": False, **session}).run(
+            [loaded[i] for i in IDS], progress=False, echo=echo)
+        return outcome, {c.image_sha for c in server.calls}
 
 
 def rows(directory: Path) -> list[str]:
@@ -205,8 +208,9 @@ def test_a_run_stopped_by_max_cost_keeps_every_task(tmp_path):
     script = Script()
     for task_id in IDS:
         script.on(fx.image_sha(tasks[task_id]), 1, Answer(fx.tagged(fx.GT_MODELS[task_id])))
-    out = scripted_run(tmp_path / "capped", tmp_path / "data", script, concurrency=1,
-                       prices=Prices(2.5, 10.0, "test"), max_cost=0.0004)
+    out = tmp_path / "capped"
+    scripted_run(out, tmp_path / "data", script, concurrency=1,
+                 prices=Prices(2.5, 10.0, "test"), max_cost=0.0004)
     before = summary(out)
     assert (before["tasks"], before["scored"], before["stopped_by_max_cost"]) == (4, 1, 3)
     assert before["pass_at_1_weighted_accuracy"] == 12.5  # beam_t01: 1 of 8 difficulty points
@@ -317,15 +321,32 @@ def test_a_rescored_run_with_an_unreadable_task_reads_back_the_same(run, tmp_pat
 
 
 def test_the_tool_notes_unreadable_records_without_a_traceback(run, tmp_path):
+    """tools/rescore.py's own main (in-process: a subprocess would only add start-up time)."""
+    from click.testing import CliRunner
+
+    from tests.tool_modules import load_tool
+
     out, _, _ = run
     change, _ = HAND_EDITS["repair response 'oops'"]
     source = edited(out, tmp_path / "edited", change)
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "rescore.py"), str(source),
-                           "--output", str(tmp_path / "t"), "--no-progress"],
-                          capture_output=True, text=True, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr + done.stdout
+    done = CliRunner().invoke(load_tool("rescore").main,
+                              [str(source), "--output", str(tmp_path / "t"), "--no-progress"])
+    assert done.exit_code == 0 and done.exception is None, done.output
+    assert "Traceback" not in done.output
     assert "note: 1 task(s) with trace records edited or unreadable are counted unavailable" \
-           in done.stdout
-    assert "frame_t01 (run 0): attempt 2: response 'oops' is not an object" in done.stdout
-    assert "pass@1 weighted accuracy 34.38%" in done.stdout
+           in done.output
+    assert "frame_t01 (run 0): attempt 2: response 'oops' is not an object" in done.output
+    assert "pass@1 weighted accuracy 34.38%" in done.output
+
+
+@pytest.mark.parametrize("name", [n for n in HAND_EDITS if n.startswith("task")])
+def test_resume_reads_the_same_edits_with_a_note_and_asks_the_task_again(run, tmp_path, name):
+    out, data_dir, tasks = run
+    source = edited(out, tmp_path / "edited", HAND_EDITS[name][0])
+    notes: list[str] = []
+    again = {fx.image_sha(tasks[i]) for i in ("frame_t01", "beam_t02")}  # beam_t02 unavailable
+    script = Script(default=Answer(fx.NO_JSON))
+    outcome, asked = scripted_run(source, data_dir, script, resume=True, echo=notes.append)
+    assert asked == again
+    assert any("skipped 1 unreadable line" in n for n in notes)
+    assert (outcome.reused, outcome.ran) == (2, 2)
