@@ -19,6 +19,7 @@ from structeval.harness import GradingSettings, RetryPolicy, Session
 from structeval.harness.common.settings import TransportSettings
 from structeval.harness.common.trace import read_trace
 from structeval.harness.run.rescore import RescoreError, rescore_run
+from structeval.harness.run.runner import SessionOutcome
 from tests.fakeserver import fixture as fx
 from tests.fakeserver.server import Answer, Fail, FakeOpenAI, Script
 
@@ -40,15 +41,25 @@ def run(tmp_path_factory) -> tuple[Path, Path, dict[str, fx.FixtureTask]]:
               .on(sha["frame_t01"], 2, Answer(fx.tagged(fx.scaled_load("frame_t01", "Q1", 1.5))))
               .on(sha["truss_t01"], 1, Answer(fx.boxed(fx.GT_MODELS["truss_t01"])))
               .on(sha["beam_t02"], 1, Fail(503)))
-    out = base / "run"
-    loaded = {t.id: t for t in load_tasks(base / "data")}  # as run_eval.py loads them
+    scripted_run(base / "run", base / "data", script)
+    return base / "run", base / "data", tasks
+
+
+def scripted_run(out: Path, data_dir: Path, script: Script, *, concurrency: int = 4,
+                 echo=lambda _: None, **session: object) -> tuple[SessionOutcome, set[str]]:
+    """A session of the IDS tasks of ``data_dir``, loaded as run_eval.py loads them, against
+    the scripted server (one repair round): its outcome and the images it asked about."""
+    loaded = {t.id: t for t in load_tasks(data_dir)}
     with FakeOpenAI(script) as server:
-        Session(out, grading=GradingSettings(model="fake-vlm", max_retries=1),
-                transport_settings=TransportSettings(api_base=server.base_url, timeout=10),
-                policy=RetryPolicy(tries=2, base_delay=0.001, max_delay=0.002),
-                api_key=fx.SECRET_KEY, resume=False, data_dir=base / "data").run(
-            [loaded[i] for i in IDS], progress=False, echo=lambda _: None)
-    return out, base / "data", tasks
+        outcome = Session(out, grading=GradingSettings(model="fake-vlm", max_retries=1),
+                          transport_settings=TransportSettings(api_base=server.base_url,
+                                                               timeout=10,
+                                                               concurrency=concurrency),
+                          policy=RetryPolicy(tries=2, base_delay=0.001, max_delay=0.002),
+                          api_key=fx.SECRET_KEY, data_dir=data_dir,
+                          **{"resume": False, **session}).run(
+            [loaded[i] for i in IDS], progress=False, echo=echo)
+        return outcome, {c.image_sha for c in server.calls}
 
 
 def rows(directory: Path) -> list[str]:
@@ -181,3 +192,161 @@ def test_a_corrected_ground_truth_is_graded_with_the_new_truth(run, tmp_path):
     assert outcome.input_changed == []
     with pytest.raises(RescoreError, match="must be a new directory"):
         rescore_run(out, output=out)
+
+
+# ------------------------------------------------------- a run stopped by --max-cost
+
+
+def test_a_run_stopped_by_max_cost_keeps_every_task(tmp_path):
+    """One perfect answer costs $0.00045 and the bound is $0.0004: the first task is
+    scored, the other three are never started (no trace record; only results.json lists
+    them). The rescore keeps all four: same rows, same denominators, same pass@1, and
+    ``stopped_by_max_cost`` 3 — not 1 task at 100 %."""
+    from structeval.harness.run.cost import Prices
+
+    tasks = {t.id: t for t in fx.build_dataset(tmp_path / "data")}
+    script = Script()
+    for task_id in IDS:
+        script.on(fx.image_sha(tasks[task_id]), 1, Answer(fx.tagged(fx.GT_MODELS[task_id])))
+    out = tmp_path / "capped"
+    scripted_run(out, tmp_path / "data", script, concurrency=1,
+                 prices=Prices(2.5, 10.0, "test"), max_cost=0.0004)
+    before = summary(out)
+    assert (before["tasks"], before["scored"], before["stopped_by_max_cost"]) == (4, 1, 3)
+    assert before["pass_at_1_weighted_accuracy"] == 12.5  # beam_t01: 1 of 8 difficulty points
+    outcome = rescore_run(out, output=tmp_path / "r")
+    after = summary(tmp_path / "r")
+    assert rows(tmp_path / "r") == rows(out)
+    for key in ("tasks", "scored", "unavailable", "stopped_by_max_cost",
+                "pass_at_1_weighted_accuracy", "weighted_accuracy", "by_category",
+                "by_difficulty", "headline"):
+        assert after[key] == before[key], key
+    assert after["cost"]["max_cost"] == 0.0004
+    assert (outcome.rescored, outcome.unreadable, outcome.notes) == (1, [], [])
+
+
+# ------------------------------------------------------- hand-edited traces
+
+
+def edited(run_dir: Path, target: Path, change) -> Path:
+    """A copy of the run whose trace records pass through ``change(record)`` (which edits
+    in place, or returns a line of text to write instead)."""
+    import shutil
+
+    shutil.copytree(run_dir, target)
+    lines = []
+    for line in (target / "trace.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        written = change(record)
+        lines.append(written if isinstance(written, str) else json.dumps(record))
+    (target / "trace.jsonl").write_text("\n".join(lines) + "\n")
+    return target
+
+
+def frame_repair(edit):
+    """Apply ``edit`` to frame_t01's repair attempt (its verdict is kept as recorded)."""
+    def change(record):
+        if record["type"] == "attempt" and record["task_id"] == "frame_t01" \
+                and record["attempt"] == 2:
+            edit(record)
+    return change
+
+
+def frame_task(edit):
+    def change(record):
+        if record["type"] == "task" and record["task_id"] == "frame_t01":
+            return edit(record)
+    return change
+
+
+def _set_nan(record):
+    return json.dumps(record).replace('"ratio": 0.75', '"ratio": NaN', 1)
+
+
+HAND_EDITS = {
+    "repair ratio 'abc'": (frame_repair(lambda r: r["verdict"].update(ratio="abc")),
+                           "verdict ratio 'abc' is not a credit between 0 and 1"),
+    "repair verdict [1]": (frame_repair(lambda r: r.update(verdict=[1])),
+                           "verdict [1] is not an object"),
+    "repair response 'oops'": (frame_repair(lambda r: r.update(response="oops")),
+                               "response 'oops' is not an object"),
+    "repair flags 5": (frame_repair(lambda r: r["response"].update(flags=5)),
+                       "answer flags 5"),
+    "repair ratio 7.5": (frame_repair(lambda r: r["verdict"].update(ratio=7.5)),
+                         "verdict ratio 7.5 is not a credit between 0 and 1"),
+    "task ratio NaN": (frame_task(_set_nan), "line(s) of the trace could not be read"),
+    "task status odd": (frame_task(lambda r: r.update(status="odd")), "status 'odd'"),
+    "task difficulty 99": (frame_task(lambda r: r.update(difficulty=99)), "difficulty 99"),
+}
+
+
+@pytest.mark.parametrize("name", list(HAND_EDITS))
+def test_a_hand_edited_record_makes_its_task_unreadable_never_a_crash(run, tmp_path, name):
+    """frame_t01 (difficulty 3) had pass@1 0.5 and 0.75 after repair. Whatever the edit,
+    the rescore keeps the four tasks and the 8 difficulty points of the denominators:
+    frame_t01 is unavailable with the reason, noted; the others are as before."""
+    out, _, _ = run
+    change, reason = HAND_EDITS[name]
+    source = edited(out, tmp_path / "edited", change)
+    outcome = rescore_run(source, output=tmp_path / "r")
+    got = {json.loads(r)["id"]: json.loads(r) for r in rows(tmp_path / "r")}
+    assert sorted(got) == sorted(IDS)
+    frame = got["frame_t01"]
+    assert (frame["status"], frame["ratio"], frame["difficulty"]) == ("unavailable", 0.0, 3)
+    assert frame["reason"].startswith("unreadable trace record: ") and reason in frame["reason"]
+    assert len(outcome.unreadable) == 1 and outcome.unreadable[0].startswith("frame_t01 (run 0)")
+    assert reason in outcome.notes[0] and "--resume" in outcome.notes[0]
+    s = summary(tmp_path / "r")
+    assert (s["tasks"], s["scored"], s["unavailable"]) == (4, 2, 2)
+    # pass@1 (0.75·1 + 0·3 + 1·2 + 0)/8; after repair (1·1 + 0 + 2 + 0)/8
+    assert s["pass_at_1_weighted_accuracy"] == 34.375
+    assert s["weighted_accuracy"] == 37.5 <= 100.0
+    for task_id in ("beam_t01", "truss_t01", "beam_t02"):
+        assert got[task_id] == json.loads(next(r for r in rows(out) if f'"{task_id}"' in r))
+
+
+def test_a_rescored_run_with_an_unreadable_task_reads_back_the_same(run, tmp_path):
+    """The rescored trace is believable as a whole: rescoring it again gives the same rows,
+    and --resume's reading of it finds the unreadable task unavailable (to run again)."""
+    from structeval.harness.run.trace_state import previous_state
+
+    out, _, _ = run
+    change, _ = HAND_EDITS["repair ratio 7.5"]
+    first = tmp_path / "r1"
+    rescore_run(edited(out, tmp_path / "edited", change), output=first)
+    rescore_run(first, output=tmp_path / "r2")
+    assert rows(tmp_path / "r2") == rows(first)
+    state = previous_state(read_trace(first / "trace.jsonl")[0])
+    assert state.finished[(0, "frame_t01")].status == "unavailable"
+
+
+def test_the_tool_notes_unreadable_records_without_a_traceback(run, tmp_path):
+    """tools/rescore.py's own main (in-process: a subprocess would only add start-up time)."""
+    from click.testing import CliRunner
+
+    from tests.tool_modules import load_tool
+
+    out, _, _ = run
+    change, _ = HAND_EDITS["repair response 'oops'"]
+    source = edited(out, tmp_path / "edited", change)
+    done = CliRunner().invoke(load_tool("rescore").main,
+                              [str(source), "--output", str(tmp_path / "t"), "--no-progress"])
+    assert done.exit_code == 0 and done.exception is None, done.output
+    assert "Traceback" not in done.output
+    assert "note: 1 task(s) with trace records edited or unreadable are counted unavailable" \
+           in done.output
+    assert "frame_t01 (run 0): attempt 2: response 'oops' is not an object" in done.output
+    assert "pass@1 weighted accuracy 34.38%" in done.output
+
+
+@pytest.mark.parametrize("name", [n for n in HAND_EDITS if n.startswith("task")])
+def test_resume_reads_the_same_edits_with_a_note_and_asks_the_task_again(run, tmp_path, name):
+    out, data_dir, tasks = run
+    source = edited(out, tmp_path / "edited", HAND_EDITS[name][0])
+    notes: list[str] = []
+    again = {fx.image_sha(tasks[i]) for i in ("frame_t01", "beam_t02")}  # beam_t02 unavailable
+    script = Script(default=Answer(fx.NO_JSON))
+    outcome, asked = scripted_run(source, data_dir, script, resume=True, echo=notes.append)
+    assert asked == again
+    assert any("skipped 1 unreadable line" in n for n in notes)
+    assert (outcome.reused, outcome.ran) == (2, 2)

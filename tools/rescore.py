@@ -61,6 +61,8 @@ def main(run_dir: Path, tolerance: float | None, output: Path | None, data_dir: 
                f"attempt(s) kept as recorded, {outcome.changed} task(s) changed credit")
     click.echo(f"  pass@1 weighted accuracy {s['pass_at_1_weighted_accuracy']:.2f}% "
                f"(after repair {s['weighted_accuracy']:.2f}%)")
+    for note in outcome.notes:
+        click.echo(f"  note: {note}")
     if outcome.input_changed:
         click.echo(f"  note: {len(outcome.input_changed)} task(s) now show another image, DXF "
                    f"or notes than their answers saw (kept with their old fingerprint; "

@@ -19,6 +19,7 @@ from .. import private_folder
 from ..cachedir import cache_root
 from ..model import ModelError, parse_model
 from ..presentation import Presentation
+from .content_hash import task_content_sha256
 from .errors import DatasetError
 from .hf_format import (
     COLUMNS,
@@ -156,14 +157,19 @@ def _task_from_row(where: str, row: dict[str, Any], meta: dict[str, Any]) -> Tas
     if not isinstance(data, bytes | bytearray) or not data:
         raise DatasetError(f"{label}: the image column holds no bytes")
     image_file = _materialise(label, bytes(data), meta["image_filename"])
-    dxf = None
+    dxf = dxf_bytes = None
     if meta.get("dxf_filename"):
         if not isinstance(row.get("dxf"), str):
             raise DatasetError(f"{label}: the ground truth names a DXF drawing, the dxf "
                                "column is empty")
-        dxf = _materialise(label, row["dxf"].encode("utf-8"), meta["dxf_filename"])
+        dxf_bytes = row["dxf"].encode("utf-8")
+        dxf = _materialise(label, dxf_bytes, meta["dxf_filename"])
+    content = task_content_sha256(pid, model=text.encode("utf-8"),
+                                  ground_truth=str(row["ground_truth"]).encode("utf-8"),
+                                  image=bytes(data), dxf=dxf_bytes)
     return Task(pid, meta["category"], int(meta["difficulty"]), meta["split"], image_file,
-                model, meta, meta.get("notes", ""), str(columns["structure"]), shown, dxf)
+                model, meta, meta.get("notes", ""), str(columns["structure"]), shown, dxf,
+                content)
 
 
 def _materialise(label: str, data: bytes, name: str) -> Path:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..model.types import Model
 from ..presentation import Presentation, PresentationError, matches
+from .content_hash import read_part, task_content_sha256
 from .errors import DatasetError
 from .paths import (
     CATEGORIES,
@@ -55,18 +56,21 @@ class Task:
     structure: str = ""
     presentation: Presentation = field(default_factory=Presentation)
     dxf_path: Path | None = None
+    #: sha256 of the bytes the task was loaded from (:mod:`.content_hash`)
+    content_sha256: str = field(default="", repr=False)
 
     def factors(self) -> dict[str, str]:
         """The presentation factors, as results and reports group by them."""
         return self.presentation.to_json()
 
 
-def _read_meta(path: Path) -> dict[str, Any]:
+def _read_meta(path: Path) -> tuple[dict[str, Any], bytes]:
+    """The checked meta and the bytes it was read from (hashed with the task)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise DatasetError(f"{path}: cannot read ({exc.strerror})") from None
-    return check_meta(data, str(path), path.stem)
+    return check_meta(data, str(path), path.stem), data
 
 
 def check_meta(data: bytes | str, where: str, expected_id: str | None) -> dict[str, Any]:
@@ -131,7 +135,7 @@ def _matches(meta: dict[str, Any], split: str | None, categories: Sequence[str] 
     return True
 
 
-def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any]) -> Task:
+def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any], meta_bytes: bytes) -> Task:
     pid = meta["id"]
     image = image_path(data_dir, meta["image_filename"])
     if not inside(data_dir, image):
@@ -169,8 +173,11 @@ def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any]) -> Task:
             raise DatasetError(f"{meta_file}: DXF drawing {dxf} is missing or outside "
                                f"{data_dir} (render it with `python tools/synthesize.py "
                                "--render-missing`)")
+    content = task_content_sha256(pid, model=data, ground_truth=meta_bytes,
+                                  image=read_part(image, str(meta_file)),
+                                  dxf=read_part(dxf, str(meta_file)) if dxf else None)
     return Task(pid, meta["category"], int(meta["difficulty"]), meta["split"], image, model,
-                meta, meta.get("notes", ""), structure_of(block), shown, dxf)
+                meta, meta.get("notes", ""), structure_of(block), shown, dxf, content)
 
 
 def select_metas(metas: Iterable[dict[str, Any]], *, split: str | None,
@@ -198,9 +205,9 @@ def load_folder(data_dir: Path, *, split: str | None, categories: Sequence[str] 
                             f"{data_dir}: refused (a meta may not point at other files)")
             continue
         try:
-            meta = _read_meta(meta_file)
+            meta, meta_bytes = _read_meta(meta_file)
             if _matches(meta, split, categories, difficulties, id_filter, presentation):
-                tasks.append(_task(data_dir, meta_file, meta))
+                tasks.append(_task(data_dir, meta_file, meta, meta_bytes))
         except DatasetError as exc:
             problems.extend(exc.problems)
     solved = {m.stem for m in metas}

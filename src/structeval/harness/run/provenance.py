@@ -12,17 +12,22 @@ adds its own) and in ``results.json`` (``summary.provenance``):
   solver bridge, the scoring package, and the harness's extraction and grading),
   each as its path relative to the package and its bytes, in sorted order;
 * ``solver_sha256``: sha256 of the shipped ``framecalc.wasm``;
-* ``dataset``: ``folder_sha256`` over every file of ``raw_models/``,
-  ``ground_truth_meta/`` and ``images/`` (names and bytes, sorted), and for the
-  selected tasks ``selected.sha256`` over their raw model and meta bytes (sorted
-  by id), ``selected.ids_sha256`` over their ids and ``selected.tasks``;
+* ``dataset``: ``tasks_sha256`` over the content of the tasks the session loaded
+  — raw model, ground truth, image and DXF bytes, from whatever source: a data
+  folder, an export or ``hf://`` (:mod:`structeval.dataset.content_hash`; the same
+  tasks give the same hash from a folder and from its export; None for task
+  objects no loader made); ``folder_sha256`` over every file of ``raw_models/``,
+  ``ground_truth_meta/`` and ``images/`` (names and bytes, sorted; None when the
+  tasks do not come from a data folder); and for the selected tasks
+  ``selected.sha256`` over their raw model and meta files (sorted by id),
+  ``selected.ids_sha256`` over their ids and ``selected.tasks``;
 * ``versions``: Python, openai, wasmtime, numpy, Pillow, json-repair.
 
 ``--resume`` refuses (exit 2, naming what changed) when the scorer hash, the
 solver hash or the dataset changed since the run began — the selected tasks'
-files when the selection is the same, the data folder otherwise — because the
-results would then mix two scorers or two datasets; ``--force-resume`` continues
-anyway and records what was overridden.
+content (``tasks_sha256``, else their files) when the selection is the same, the
+data folder otherwise — because the results would then mix two scorers or two
+datasets; ``--force-resume`` continues anyway and records what was overridden.
 """
 
 from __future__ import annotations
@@ -36,12 +41,15 @@ from pathlib import Path
 from typing import Any
 
 import structeval
+from structeval.dataset.content_hash import tasks_content_sha256
 
 PACKAGE = Path(structeval.__file__).resolve().parent
 #: the sources behind a verdict, relative to the package (globs)
 SCORER_SOURCES = ("model/*.py", "fe/*.py", "scoring/*.py", "harness/answers/extract.py",
                   "harness/answers/grading.py")
 WASM = PACKAGE / "fe" / "framecalc.wasm"
+#: what older runs recorded as the folder hash of an export (the hash of no file): unknown
+NOTHING_SHA256 = hashlib.sha256(b"").hexdigest()
 _LIBRARIES = ("openai", "wasmtime", "numpy", "pillow", "json-repair", "httpx", "httpx2")
 
 
@@ -101,14 +109,18 @@ def _files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and not p.is_symlink())
 
 
-def folder_sha256(data_dir: Path) -> str:
-    """Hash of the whole data folder: every raw model, meta and image (names and bytes)."""
+def folder_sha256(data_dir: Path) -> str | None:
+    """Hash of the whole data folder: every raw model, meta and image (names and bytes);
+    None when it holds none (an export's tasks live in a cache, not in such a folder: a
+    hash of nothing would match any other export)."""
     digest = hashlib.sha256()
+    hashed = 0
     for sub in ("raw_models", "ground_truth_meta", "images"):
         for path in _files(Path(data_dir) / sub):
             digest.update(f"{sub}/{path.name}\0".encode())
             digest.update(_sha_file(path).encode() + b"\n")
-    return digest.hexdigest()
+            hashed += 1
+    return digest.hexdigest() if hashed else None
 
 
 def selected_hashes(data_dir: Path, task_ids: Iterable[str]) -> dict[str, Any]:
@@ -124,15 +136,17 @@ def selected_hashes(data_dir: Path, task_ids: Iterable[str]) -> dict[str, Any]:
             "ids_sha256": hashlib.sha256("\n".join(ids).encode()).hexdigest()}
 
 
-def collect(data_dir: Path, task_ids: Sequence[str]) -> dict[str, Any]:
-    """The provenance record of a session (see the module docstring)."""
+def collect(data_dir: Path, tasks: Sequence[Any]) -> dict[str, Any]:
+    """The provenance record of a session over the tasks it loaded (see the module
+    docstring)."""
     out: dict[str, Any] = {"structeval": {"version": structeval.__version__}}
     git = git_state()
     if git is not None:
         out["structeval"]["git"] = git
     out.update(scorer_sha256=scorer_sha256(), solver_sha256=solver_sha256(),
-               dataset={"folder_sha256": folder_sha256(data_dir),
-                        "selected": selected_hashes(data_dir, task_ids)},
+               dataset={"tasks_sha256": tasks_content_sha256(tasks),
+                        "folder_sha256": folder_sha256(data_dir),
+                        "selected": selected_hashes(data_dir, [t.id for t in tasks])},
                versions=versions())
     return out
 
@@ -154,12 +168,18 @@ def resume_conflicts(stored: Any, current: Mapping[str, Any]) -> list[str]:
     old_sel = old_data.get("selected") if isinstance(old_data.get("selected"), Mapping) else {}
     new_sel = new_data.get("selected") or {}
     if old_sel.get("ids_sha256") and old_sel.get("ids_sha256") == new_sel.get("ids_sha256"):
-        if old_sel.get("sha256") != new_sel.get("sha256"):
+        old_tasks = old_data.get("tasks_sha256")
+        if isinstance(old_tasks, str):
+            if old_tasks != new_data.get("tasks_sha256"):
+                out.append("the selected tasks' raw models, ground truth, images or DXF files "
+                           "changed since the run began (dataset tasks_sha256 "
+                           f"{old_tasks[:12]}… → {str(new_data.get('tasks_sha256'))[:12]}…)")
+        elif old_sel.get("sha256") != new_sel.get("sha256"):
             out.append("the selected tasks' raw models or ground truth changed since the run "
                        f"began (dataset selected.sha256 {str(old_sel.get('sha256'))[:12]}… → "
                        f"{str(new_sel.get('sha256'))[:12]}…)")
     elif isinstance(old_data.get("folder_sha256"), str) and \
-            old_data["folder_sha256"] != new_data.get("folder_sha256"):
+            old_data["folder_sha256"] not in (new_data.get("folder_sha256"), NOTHING_SHA256):
         out.append("the dataset changed since the run began (data folder sha256 "
                    f"{old_data['folder_sha256'][:12]}… → "
                    f"{str(new_data.get('folder_sha256'))[:12]}…)")

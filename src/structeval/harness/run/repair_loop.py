@@ -182,15 +182,20 @@ def _merge(a: Seen, b: Seen) -> Seen:
                 a.requests + b.requests, a.cached + b.cached)
 
 
+#: How the reason of a task ``--max-cost`` kept from starting begins (a rescore tells them
+#: by it in results.json, since they have no trace record).
+NOT_RUN = "not run: --max-cost"
+
+
 def stopped_result(ctx: RunContext, task: TaskLike, run: int) -> TaskResult:
     """A task not started because ``--max-cost`` was reached (not traced: resume runs it)."""
-    return TaskResult(**_base(task, run), status=UNAVAILABLE, ratio=0.0, stage=None,
+    return TaskResult(**task_base(task, run), status=UNAVAILABLE, ratio=0.0, stage=None,
                       first_attempt_ratio=None, first_attempt_stage=None, attempts=0,
-                      reason=f"not run: --max-cost ${ctx.meter.limit:g} was reached",
-                      stopped=True)
+                      reason=f"{NOT_RUN} ${ctx.meter.limit:g} was reached", stopped=True)
 
 
-def _base(task: TaskLike, run: int) -> dict[str, Any]:
+def task_base(task: TaskLike, run: int) -> dict[str, Any]:
+    """The fields of a result that come from the task itself (dataset, not answers)."""
     return {"id": task.id, "category": task.category, "difficulty": int(task.difficulty),
             "run": run, "structure": str(getattr(task, "structure", "") or task.id),
             "presentation": task_factors(task)}
@@ -200,7 +205,7 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
     """Attempts until perfect or out of repairs; unavailable if the service keeps failing."""
     if ctx.meter.exhausted():
         return stopped_result(ctx, task, run)
-    base = _base(task, run)
+    base = task_base(task, run)
     try:
         shown = ctx.prepare(task)
     except (ImageError, DxfError) as exc:

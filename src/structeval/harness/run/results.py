@@ -237,6 +237,19 @@ def _ratio(value: Any, name: str) -> float:
     return float(value)
 
 
+def recorded_grade(verdict: Any, flags: Any) -> tuple[float, str, tuple[str, ...]]:
+    """(ratio, stage, answer flags) of a graded attempt record (its ``verdict`` and its
+    response's ``flags``), held to the same checks as a task record (ValueError): a
+    repair's recorded credit counts in a task's score, so an edited ``ratio: 7.5`` must
+    not reach it."""
+    if not isinstance(verdict, dict):
+        raise ValueError(f"verdict {verdict!r} is not an object")
+    stage = _stage(verdict.get("stage"))
+    if stage is None:
+        raise ValueError("verdict has no stage")
+    return _ratio(verdict.get("ratio"), "verdict ratio"), stage, _flags(flags)
+
+
 def _optional_ratio(value: Any) -> float | None:
     return None if value is None else _ratio(value, "first_attempt_ratio")
 

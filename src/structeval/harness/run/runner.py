@@ -28,7 +28,7 @@ import datetime as _dt
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -64,6 +64,7 @@ from .repair_loop import RunContext, TaskLike, run_task, task_fingerprint
 from .response_cache import ResponseCache, negotiation_scope
 from .results import SCORED, TaskResult, running_accuracy, summarize
 from .runlock import RunLock
+from .trace_state import previous_state
 
 RUN_FORMAT = 1
 
@@ -87,31 +88,6 @@ def write_json_atomic(path: Path, data: Any, redact: Redactor) -> None:
     pretty = json.dumps(jsonable(data, redact), indent=2, ensure_ascii=False,
                         allow_nan=False) + "\n"
     write_atomic(path, pretty.encode("utf-8"))
-
-
-def previous_state(records: Iterable[dict[str, Any]],
-                    ) -> tuple[dict[tuple[int, str], TaskResult], int, float, int]:
-    """(last task result per (run, id), next session number, wall seconds of past sessions,
-    task records that were not believable and are ignored). ``records`` is consumed once,
-    as it is read: the trace is never held in memory."""
-    finished: dict[tuple[int, str], TaskResult] = {}
-    sessions: dict[int, float] = {}
-    rejected = 0
-    for rec in records:
-        session = rec.get("session")
-        if isinstance(session, int) and not isinstance(session, bool) and 0 <= session < 10**6:
-            elapsed = rec.get("wall_s", rec.get("elapsed_s", 0.0))
-            if isinstance(elapsed, (int, float)) and 0 <= elapsed < 1e9:
-                sessions[session] = max(sessions.get(session, 0.0), float(elapsed))
-        if rec["type"] == "task":
-            try:
-                result = TaskResult.from_trace_record(rec)
-            except (KeyError, TypeError, ValueError):
-                rejected += 1
-                continue
-            finished[(result.run, result.id)] = result
-    next_session = max(sessions, default=-1) + 1
-    return finished, next_session, sum(sessions.values()), rejected
 
 
 class Session:
@@ -315,15 +291,16 @@ class Session:
 
     def _run_locked(self, tasks: Sequence[TaskLike], skipped: list[str], progress: bool | None,
                     echo: Callable[[str], None]) -> SessionOutcome:
-        self.provenance = provenance.collect(data_root(tasks, self.data_dir),
-                                             [t.id for t in tasks])
+        self.provenance = provenance.collect(data_root(tasks, self.data_dir), tasks)
         self._forced = []
         stored = self._prepare_dir()
         self.transport.negotiator = self._negotiator(stored)
         if self._forced:
             echo("note: --force-resume: continuing although " + "; ".join(self._forced))
         reader = TraceReader(self.trace_path)
-        previous, session, past_wall, rejected = previous_state(reader)
+        state = previous_state(reader)
+        previous, session, past_wall, rejected = (state.finished, state.next_session,
+                                                  state.past_wall, state.rejected)
         if reader.skipped or rejected:
             echo(f"note: skipped {reader.skipped + rejected} unreadable line(s) of "
                  f"{self.trace_path} (a session was killed mid-write, or the file was edited); "
