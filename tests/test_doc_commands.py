@@ -30,6 +30,7 @@ from .doc_commands import (
     small_data,
     with_outputs,
 )
+from .fakeserver.batch_api import BatchAPI
 from .fakeserver.server import Answer, FakeOpenAI, Script
 
 COMMANDS = all_commands()
@@ -150,7 +151,9 @@ def test_documented_evaluations_and_run_tools_run_against_a_local_server(
     assert any("--output" in w for w in jobs), jobs  # the README's main job is among them
     env = {**run_env, "OPENAI_API_KEY": "sk-docs-test-key"}
     runs = []
-    with FakeOpenAI(Script(default=Answer(text=f"<json>{answer}</json>"))) as server:
+    # the server also speaks the Batch API, so a documented --batch job runs for real
+    with FakeOpenAI(Script(default=Answer(text=f"<json>{answer}</json>")),
+                    routes=BatchAPI(polls_until_done=1)) as server:
         for i, words in enumerate(jobs):
             scratch = tmp_path / f"job{i}"
             scratch.mkdir()
