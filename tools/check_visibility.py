@@ -33,6 +33,7 @@ from structeval.render.legibility.visibility import (
     OcrUnavailable,
     ocr_available,
 )
+from structeval.safe_text import echo
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -50,31 +51,31 @@ def main(data_dir: Path, profile: int, pattern: str, every: int, json_out: Path 
     """OCR and glyph-contrast proof of the drawings of a data folder."""
     missing = ocr_available()
     if missing:
-        click.echo(f"error: OCR is not available: install {missing}", err=True)
+        echo(f"error: OCR is not available: install {missing}", err=True)
         sys.exit(2)
     paths = raw_paths(data_dir, pattern)[::every]
     if not paths:
-        click.echo(f"error: no raw problems matching {pattern!r} in {data_dir}", err=True)
+        echo(f"error: no raw problems matching {pattern!r} in {data_dir}", err=True)
         sys.exit(2)
     started = time.monotonic()
     try:
         report = check_tasks(paths, data_dir, profile)
     except (StructEvalError, OSError, OcrUnavailable) as exc:
-        click.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         sys.exit(2)
     elapsed = time.monotonic() - started
     for style, (ok, total) in report.shares().items():
         need = "must read exactly" if style in OCR_STYLES else "measured only"
-        click.echo(f"{style:10s} {ok:6d} of {total:6d} texts read exactly "
+        echo(f"{style:10s} {ok:6d} of {total:6d} texts read exactly "
                    f"({100 * ok / total:5.1f} %; {need})")
     misses = report.text_misses()
     for t in misses:
-        click.echo(f"{t.task}: text {t.text!r} ({t.role}, {t.height_px:.1f} px high) read as "
+        echo(f"{t.task}: text {t.text!r} ({t.role}, {t.height_px:.1f} px high) read as "
                    f"{t.read!r}")
     problems = report.glyph_problems()
     for g, found in problems:
-        click.echo(f"{g.task}: {g.gtype} {g.owner}: {'; '.join(found)}")
-    click.echo(f"{report.tasks} task(s), {len(report.texts)} texts, {len(report.glyphs)} glyphs "
+        echo(f"{g.task}: {g.gtype} {g.owner}: {'; '.join(found)}")
+    echo(f"{report.tasks} task(s), {len(report.texts)} texts, {len(report.glyphs)} glyphs "
                f"at {profile} px in {elapsed:.1f} s: {len(misses)} text(s) not read, "
                f"{len(problems)} glyph(s) below the minimums")
     if json_out is not None:

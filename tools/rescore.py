@@ -25,6 +25,7 @@ except ModuleNotFoundError:  # run from a checkout whose package was not install
 
 from structeval.harness.run.rescore import rescore_run
 from structeval.model.errors import StructEvalError
+from structeval.safe_text import echo
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -51,20 +52,20 @@ def main(run_dir: Path, tolerance: float | None, output: Path | None, data_dir: 
                               progress=progress)
     except StructEvalError as exc:
         bar.close()
-        click.echo(f"error: {exc}", err=True)
+        echo(f"error: {exc}", err=True)
         sys.exit(2)
     bar.close()
     s = outcome.summary
-    click.echo(f"Rescored {run_dir} → {outcome.output} (tolerance "
+    echo(f"Rescored {run_dir} → {outcome.output} (tolerance "
                f"{s['rescored']['tolerance']:g}; recorded {s['rescored']['tolerance_recorded']:g})")
-    click.echo(f"  {outcome.rescored} first attempt(s) re-graded, {outcome.kept} repair "
+    echo(f"  {outcome.rescored} first attempt(s) re-graded, {outcome.kept} repair "
                f"attempt(s) kept as recorded, {outcome.changed} task(s) changed credit")
-    click.echo(f"  pass@1 weighted accuracy {s['pass_at_1_weighted_accuracy']:.2f}% "
+    echo(f"  pass@1 weighted accuracy {s['pass_at_1_weighted_accuracy']:.2f}% "
                f"(after repair {s['weighted_accuracy']:.2f}%)")
     for note in outcome.notes:
-        click.echo(f"  note: {note}")
+        echo(f"  note: {note}")
     if outcome.input_changed:
-        click.echo(f"  note: {len(outcome.input_changed)} task(s) now show another image, DXF "
+        echo(f"  note: {len(outcome.input_changed)} task(s) now show another image, DXF "
                    f"or notes than their answers saw (kept with their old fingerprint; "
                    f"--resume on the new directory asks them again): "
                    + ", ".join(outcome.input_changed[:8]))
