@@ -95,6 +95,8 @@ def test_every_page_is_in_the_nav() -> None:
     assert not missing, f"pages not in mkdocs.yml's nav: {sorted(missing)}"
     assert not listed - pages, f"nav entries without a page: {sorted(listed - pages)}"
     for other in PAGES_OF_OTHER_BRANCHES:  # their place is kept, ready to uncomment
+        if (ROOT / "docs" / other).is_file():
+            continue  # the page has landed: it is in the nav (checked above)
         assert re.search(rf"^\s*# - [^:]+: {re.escape(other)}\s*$", config, re.M), other
 
 
