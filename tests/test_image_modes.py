@@ -12,6 +12,7 @@ import base64
 import dataclasses
 import io
 import itertools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -186,3 +187,43 @@ def test_tiles_with_a_dxf_run_is_a_usage_error(tmp_path):
     assert done.returncode == 2
     assert "--image-mode tiles needs --modality image" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---------------------------------------------------------------- reports across modes
+
+
+def _runs_in_two_modes(tmp_path):
+    from tests.test_factors_compare import write
+
+    a, b = write(tmp_path / "a", 2), write(tmp_path / "b", 3)
+    manifest = json.loads((a / "run.json").read_text())
+    manifest["grading"]["image_mode"] = "tiles"
+    (a / "run.json").write_text(json.dumps(manifest))
+    return a, b
+
+
+def test_compare_pairs_a_tiles_run_with_a_fit_run(tmp_path):
+    from structeval.reports.compare import compare_runs, format_comparison
+    from structeval.reports.runfiles import load_results
+
+    a, b = _runs_in_two_modes(tmp_path)
+    c = compare_runs(load_results(a), load_results(b))
+    text = format_comparison(c)
+    assert "(1 run, image, tiles)" in text.splitlines()[0]
+    assert "(1 run, image)" in text.splitlines()[1]
+    assert "Image mode: A tiles, B fit" in text
+    data = c.to_json()
+    assert (data["a"]["image_mode"], data["b"]["image_mode"]) == ("tiles", "fit")
+    assert not c.modalities.differ  # the same images: task fingerprints were compared
+
+
+def test_the_leaderboard_shows_each_image_mode_in_its_row(tmp_path):
+    from structeval.reports.leaderboard import leaderboard
+    from structeval.reports.runfiles import load_results
+
+    a, b = _runs_in_two_modes(tmp_path)
+    rows = {line.split(" | ")[1]: line for line in
+            leaderboard([load_results(a), load_results(b)]).splitlines()
+            if line.startswith("| 1 ") or line.startswith("| 2 ")}
+    assert "| image, tiles |" in rows["m2"]
+    assert "tiles" not in rows["m3"]
