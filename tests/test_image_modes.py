@@ -227,3 +227,27 @@ def test_the_leaderboard_shows_each_image_mode_in_its_row(tmp_path):
             if line.startswith("| 1 ") or line.startswith("| 2 ")}
     assert "| image, tiles |" in rows["m2"]
     assert "tiles" not in rows["m3"]
+
+
+def test_tiles_go_through_the_batch_api(big_task, tmp_path):
+    """A job line holds the whole tiles message; the first attempt is answered by the job."""
+    from structeval.harness.run.batch import BatchSettings
+    from tests.fakeserver.batch_api import BatchAPI
+
+    api = BatchAPI(polls_until_done=1)
+    grading = GradingSettings(model="fake-vlm", max_retries=0, image_mode="tiles")
+    with FakeOpenAI(Script(default=Answer(fx.tagged(fx.GT_MODELS["beam_t02"]))),
+                    routes=api) as server:
+        outcome = Session(tmp_path / "b", grading=grading,
+                          transport_settings=TransportSettings(api_base=server.base_url,
+                                                               timeout=10),
+                          policy=RetryPolicy(tries=2, base_delay=0.001, max_delay=0.002),
+                          api_key=fx.SECRET_KEY, resume=False, sleep=lambda s: None,
+                          batch=BatchSettings(poll_s=0.001)).run(
+            [big_task], progress=False, echo=lambda _: None)
+        live = [c for c in server.calls if c not in api.line_calls]
+    assert outcome.results[0].status == "scored" and not live
+    content = api.line_calls[0].body["messages"][1]["content"]
+    assert [p["type"] for p in content].count("image_url") == 4  # overview and 3 tiles
+    records, _ = read_trace(tmp_path / "b" / "trace.jsonl")
+    assert [r["response"]["cache"] for r in records if r["type"] == "attempt"] == ["batch"]
