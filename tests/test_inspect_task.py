@@ -287,8 +287,20 @@ def test_image_options_send_what_run_eval_sends(data, tmp_path):
     assert details == {"high"}
 
 
+def test_image_mode_tiles_sends_what_run_eval_sends(data, tmp_path):
+    root, _ = data
+    cli, ours, _, bodies = _both(root, tmp_path, ["--image-mode", "tiles"],
+                                 {"image_mode": "tiles"})
+    assert ours == cli  # the same overview, tile labels and tiles
+    first = bodies[0]["messages"][1]["content"]
+    assert [p["type"] for p in first] == ["text", "text", "image_url", "text", "image_url"]
+    assert "Tile 1 of 1: x 0-64, y 0-48" in first[3]["text"]
+
+
 @pytest.mark.parametrize("args, message", [
     ({"modality": "pdf"}, "modality must be one of image, dxf"),
+    ({"image_mode": "mosaic"}, "image_mode must be one of fit, tiles"),
+    ({"image_mode": "tiles", "modality": "dxf"}, "only with modality=image"),
     ({"image_detail": "max"}, "image_detail must be one of low, high, auto"),
     ({"max_image_side": 3}, "max_image_side must be an integer of at least 16"),
     ({"modality": "dxf"}, "has a DXF file"),

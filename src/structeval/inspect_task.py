@@ -25,9 +25,9 @@ Task parameters mirror the CLI (``-T max_retries=0``, ``-T prompt_type=strict``,
 ``-T split=hard``, ``-T category=beam,frame``, ``-T difficulty=4,5``,
 ``-T presentation=language=en``, ``-T lang=en``, ``-T data_dir=DIR|hf://…``,
 ``-T limit=20``, ``-T filter=beam-*``, ``-T tolerance=0.02``, ``-T modality=dxf``,
-``-T max_image_side=1568``, ``-T image_detail=high``); the tasks are selected by the
-CLI's own selection (:func:`structeval.harness.tasks.select_tasks`), so ``limit``
-takes the same tasks. A parameter that cannot be used is one sentence (inspect
+``-T max_image_side=1568``, ``-T image_detail=high``, ``-T image_mode=tiles``); the tasks
+are selected by the CLI's own selection (:func:`structeval.harness.tasks.select_tasks`),
+so ``limit`` takes the same tasks. A parameter that cannot be used is one sentence (inspect
 prints it without a traceback), never a crash. Installed with
 ``pip install 'structeval[inspect]'``, the task is also ``structeval/structeval``.
 
@@ -75,7 +75,7 @@ from structeval.harness.inputs.prompts import (
     system_prompt,
     task_text,
 )
-from structeval.harness.inputs.task_input import has_input, prepare_input
+from structeval.harness.inputs.task_input import IMAGE_MODES, has_input, prepare_input
 from structeval.harness.inputs.tasks import select_tasks
 from structeval.harness.run.repair_loop import best_attempt
 from structeval.model import Model, dumps_model
@@ -181,12 +181,15 @@ def select_dataset_tasks(*, split: str | None, category: Any, difficulty: Any,
 
 
 def to_sample(item: DatasetTask, lang: str = "en", *, modality: str = "image",
-              max_image_side: int | None = None, image_detail: str | None = None) -> Sample:
+              max_image_side: int | None = None, image_detail: str | None = None,
+              image_mode: str = "fit") -> Sample:
     """One task as an inspect sample: the text (in ``lang``) and the drawing — the image
     (downscaled past ``max_image_side``, with OpenAI's ``detail`` when given) or the DXF
-    text — exactly as run_eval sends them (the system prompt is added by the solver, as
+    text; with ``image_mode="tiles"`` the overview and labelled tiles — exactly as run_eval
+    sends them (the system prompt is added by the solver, as
     run_eval adds it per request)."""
-    shown = prepare_input(item, modality, max_image_side=max_image_side)
+    shown = prepare_input(item, modality, max_image_side=max_image_side,
+                          image_mode=image_mode, lang=lang)
     content: list[ContentText | ContentImage] = []
     for part in shown.parts(task_text(item.notes, lang, modality)):
         if part["type"] == "text":
@@ -309,12 +312,16 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
                category: Any = None, difficulty: Any = None, presentation: Any = None,
                lang: str = "en", data_dir: str | None = None, limit: int | None = None,
                filter: str | None = None, tolerance: float = 0.02, modality: str = "image",
-               max_image_side: int | None = None, image_detail: str | None = None) -> Task:
+               max_image_side: int | None = None, image_detail: str | None = None,
+               image_mode: str = "fit") -> Task:
     """StructuralEval: drawings of beams, frames and trusses → FrameCalc JSON, graded by an
     FE solver with staged partial credit. Parameters mirror ``run_eval.py``'s options."""
     if modality not in MODALITIES:
         raise TaskParameterError(f"modality must be one of {', '.join(MODALITIES)}, "
                                  f"got {modality!r}")
+    if image_mode not in IMAGE_MODES or (image_mode != "fit" and modality != "image"):
+        raise TaskParameterError(f"image_mode must be one of {', '.join(IMAGE_MODES)} "
+                                 f"(other than fit only with modality=image), got {image_mode!r}")
     if image_detail is not None and image_detail not in IMAGE_DETAILS:
         raise TaskParameterError(f"image_detail must be one of {', '.join(IMAGE_DETAILS)}, "
                                  f"got {image_detail!r}")
@@ -344,7 +351,8 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
             raise TaskParameterError(f"none of the {len(chosen)} selected task(s) has a DXF "
                                      "file, so modality=dxf has nothing to send")
         samples = [to_sample(item, lang, modality=modality, max_image_side=max_image_side,
-                             image_detail=image_detail) for item in shown]
+                             image_detail=image_detail, image_mode=image_mode)
+                   for item in shown]
         chosen = shown
     except StructEvalError as exc:
         raise TaskParameterError(str(exc)) from None
@@ -356,7 +364,8 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
                 config=GenerateConfig(temperature=0.0, max_tokens=8192),
                 metadata={"benchmark": "StructuralEval", "prompt_type": prompt_type,
                           "max_retries": max_retries, "lang": lang, "modality": modality,
-                          "max_image_side": max_image_side, "image_detail": image_detail})
+                          "max_image_side": max_image_side, "image_detail": image_detail,
+                          "image_mode": image_mode})
 
 
 __all__: Sequence[str] = ["pass_at_1", "repair_loop", "staged_credit", "structeval",

@@ -9,7 +9,9 @@ it says which tasks were dropped.
 (the tasks both runs have that show, e.g., ``language=zh``). Two runs of one
 model on the same tasks that differ only in modality (one shown the image,
 one the DXF file) measure what perceiving the drawing costs: the comparison is
-then labelled the *perception gap*, dxf − image.
+then labelled the *perception gap*, dxf − image. Two image runs that differ in
+``--image-mode`` (fit, tiles) show the same images, so their fingerprints are
+compared and A − B is labelled as what the image mode changes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..statistics.factors import (
+    DEFAULT_IMAGE_MODE,
     DEFAULT_MODALITY,
     FACTOR_VALUES,
     MINUS,
@@ -115,9 +118,11 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         out = {"a": {"path": str(self.a.results_path), "model": self.a.label,
-                     "runs": len(self.a.runs), "modality": self.modalities.a},
+                     "runs": len(self.a.runs), "modality": self.modalities.a,
+                     "image_mode": image_mode(self.a)},
                "b": {"path": str(self.b.results_path), "model": self.b.label,
-                     "runs": len(self.b.runs), "modality": self.modalities.b},
+                     "runs": len(self.b.runs), "modality": self.modalities.b,
+                     "image_mode": image_mode(self.b)},
                "modality": self.modalities.to_json(self.overall, {
                    "by_category": self.by_category, "by_difficulty": self.by_difficulty}),
                "overall": self.overall.to_json(),
@@ -128,6 +133,20 @@ class Comparison:
             out["by_factor"] = {f: [g.to_json() for g in groups]
                                 for f, groups in self.by_factor.items()}
         return out
+
+
+def image_mode(run: RunResults) -> str:
+    """How the run was shown its images (run.json; not recorded = fit)."""
+    return run.info.image_mode or DEFAULT_IMAGE_MODE
+
+
+def _image_mode_lines(c: Comparison) -> list[str]:
+    """Two runs of the same images in two image modes: A − B is what the mode changes."""
+    a, b = image_mode(c.a), image_mode(c.b)
+    if a == b or c.modalities.differ:
+        return []
+    return [f"Image mode: A {a}, B {b}: A − B is what showing the images as {a} rather than "
+            f"{b} changes (the same images, so the task fingerprints were compared)"]
 
 
 def _listing(ids: list[str]) -> str:
@@ -270,12 +289,12 @@ def format_comparison(c: Comparison) -> str:
         return f"{k} runs" if k > 1 else "1 run"
 
     m = c.modalities
-    lines = [f"A: {c.a.label} ({runs(c.a)}, {m.a})  {c.a.results_path}",
-             f"B: {c.b.label} ({runs(c.b)}, {m.b})  {c.b.results_path}"]
+    lines = [f"A: {c.a.label} ({runs(c.a)}, {c.a.info.shown or m.a})  {c.a.results_path}",
+             f"B: {c.b.label} ({runs(c.b)}, {c.b.info.shown or m.b})  {c.b.results_path}"]
     if c.only_a or c.only_b:
         lines.append(f"Intersection: {c.overall.tasks} shared task(s); dropped {len(c.only_a)} "
                      f"only in A, {len(c.only_b)} only in B")
-    lines += _modality_lines(c)
+    lines += _modality_lines(c) + _image_mode_lines(c)
     groups = [c.overall, *c.by_category, *c.by_difficulty]
     factor_rows = [g for gs in (c.by_factor or {}).values() for g in gs]
     width = max([14] + [len(g.name) + 2 for g in groups + factor_rows])

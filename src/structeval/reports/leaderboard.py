@@ -76,7 +76,7 @@ def entry_of(run: RunResults) -> Entry:
                  round(100.0 * weighted_mean([t.ratio for t in tasks]), 4),
                  len(tasks), len(run.runs), run.info.date, task_set_digest(run),
                  scored=scored, unavailable=len(run.rows) - scored, split=_split(run),
-                 modality=run.info.modality or _text(run.summary.get("modality")),
+                 modality=run.info.shown or _text(run.summary.get("modality")),
                  lang=_text(run.summary.get("lang")),
                  cost_per_scored=_cost_per_scored(run.summary, scored))
 

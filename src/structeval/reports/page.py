@@ -359,7 +359,7 @@ def render_page(ctx: PageContext) -> str:
     info = ctx.results.info
     title = f"StructuralEval report: {info.model}"
     meta = " · ".join(x for x in (f"prompt {info.prompt_type}" if info.prompt_type else "",
-                                  f"shown as {info.modality}" if info.modality else "",
+                                  f"shown as {info.shown}" if info.shown else "",
                                   f"run started {info.date}" if info.date else "",
                                   f"{len(ctx.results.task_ids)} task(s)",
                                   f"{len(ctx.results.runs)} run(s)",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.errors import StructEvalError
-from ..statistics.factors import recorded_modality
+from ..statistics.factors import DEFAULT_IMAGE_MODE, recorded_image_mode, recorded_modality
 
 RESULTS_FILE, RUN_FILE, TRACE_FILE = "results.json", "run.json", "trace.jsonl"
 STATUSES = ("scored", "unavailable")
@@ -56,6 +56,15 @@ class RunInfo:
     date: str | None = None  # YYYY-MM-DD of the first session
     tolerance: float | None = None
     modality: str | None = None  # image | dxf as run.json records it; None: not recorded
+    image_mode: str | None = None  # fit | tiles as run.json records it; None: not recorded
+
+    @property
+    def shown(self) -> str | None:
+        """The modality with the image mode when it is not the default (``image, tiles``):
+        how reports tell runs of one model in several image modes apart."""
+        if self.image_mode and self.image_mode != DEFAULT_IMAGE_MODE:
+            return f"{self.modality or 'image'}, {self.image_mode}"
+        return self.modality
 
 
 @dataclass(frozen=True)
@@ -199,7 +208,8 @@ def _info(directory: Path, fallback: str) -> RunInfo:
     tol = grading.get("tolerance")
     return RunInfo(model if isinstance(model, str) and model else fallback,
                    prompt if isinstance(prompt, str) else None, date,
-                   float(tol) if _number(tol) else None, recorded_modality(manifest))
+                   float(tol) if _number(tol) else None, recorded_modality(manifest),
+                   recorded_image_mode(manifest))
 
 
 def trace_fingerprints(run: RunResults) -> dict[str, str]:

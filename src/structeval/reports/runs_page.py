@@ -53,7 +53,7 @@ def _headline(runs: Sequence[RunResults], labels: Sequence[str]) -> str:
         rows.append(f"<tr><td>{_e(label)}</td><td>{len(run.task_ids)}</td>"
                     f"<td>{len(run.runs)}</td><td>{unavailable}</td>"
                     f"<td>{_ci(g, 'pass_at_1')}</td><td>{_ci(g, 'after_repair')}</td>"
-                    f"<td class='v'>{_e(run.info.modality or 'image')}</td></tr>")
+                    f"<td class='v'>{_e(run.info.shown or 'image')}</td></tr>")
     return ("<table id='runs'><tr><th>Run</th><th>Tasks</th><th>Runs (K)</th>"
             "<th>Unavailable</th><th>pass@1 [95% CI]</th><th>After repair [95% CI]</th>"
             f"<th>Shown as</th></tr>{''.join(rows)}</table>")

@@ -45,6 +45,8 @@ from .runs import TaskOutcome, TaskScores, per_task
 MODALITY = "modality"
 MODALITIES = ("image", "dxf")
 DEFAULT_MODALITY = "image"  # what a run that records no modality was shown
+IMAGE_MODE = "image_mode"
+DEFAULT_IMAGE_MODE = "fit"  # how a run that records no image mode was shown its image
 #: every analysed factor with its values in display order (the default first)
 FACTOR_VALUES: dict[str, tuple[str, ...]] = {**FACTORS, MODALITY: MODALITIES}
 MINUS = "\u2212"
@@ -56,13 +58,25 @@ def recorded_modality(manifest: Any) -> str | None:
 
     Read defensively: run.json is a file people edit, and runs made before
     ``--modality`` existed have no such field at all."""
+    return recorded_setting(manifest, MODALITY)
+
+
+def recorded_image_mode(manifest: Any) -> str | None:
+    """The ``--image-mode`` a run.json records (found as the modality is), or None: runs made
+    before image modes were shown each image whole, as ``fit`` does."""
+    return recorded_setting(manifest, IMAGE_MODE)
+
+
+def recorded_setting(manifest: Any, key: str) -> str | None:
+    """A text setting of run.json: ``grading.<key>``, else top-level, else the last
+    session's; None when absent or not a non-empty text."""
     if not isinstance(manifest, Mapping):
         return None
     grading = manifest.get("grading")
     sessions = manifest.get("sessions")
     last = sessions[-1] if isinstance(sessions, list) and sessions else None
     for source in (grading, manifest, last):
-        value = source.get(MODALITY) if isinstance(source, Mapping) else None
+        value = source.get(key) if isinstance(source, Mapping) else None
         if isinstance(value, str) and value:
             return value
     return None

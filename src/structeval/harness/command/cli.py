@@ -42,7 +42,7 @@ from ..common.settings import PROMPT_TYPES, GradingSettings, RetryPolicy, Transp
 from ..common.trace import Redactor
 from ..inputs.images import MAX_IMAGE_BYTES
 from ..inputs.prompts import LANGUAGES, MODALITIES
-from ..inputs.task_input import MAX_DXF_BYTES
+from ..inputs.task_input import IMAGE_MODES, MAX_DXF_BYTES
 from ..inputs.tasks import select_tasks, verify_selected
 from ..run.batch import DEFAULT_POLL_S, BatchSettings
 from ..run.cost import PriceError, prices_from_options
@@ -61,7 +61,8 @@ MAX_EXTRA_BODY_BYTES = 1 << 20
 HELP_GROUPS = {
     "Model and endpoint": ["model", "api_base", "api_key", "reasoning_effort", "extra_body",
                            "temperature", "max_tokens", "stream", "timeout"],
-    "Prompt and input": ["prompt_type", "lang", "modality", "image_detail", "max_image_side",
+    "Prompt and input": ["prompt_type", "lang", "modality", "image_mode", "image_detail",
+                         "max_image_side",
                          "max_retries"],
     "Task selection": ["id_filter", "limit", "limit_order", "split", "presentation", "category",
                        "difficulty", "data_dir"],
@@ -219,6 +220,10 @@ def _progress_lines(interval: float) -> ProgressLines | None:
 @click.option("--modality", type=click.Choice(MODALITIES), default="image", show_default=True,
               help="Show the drawing as an image, or as the text of its DXF file (tasks "
                    "without one are skipped and counted).")
+@click.option("--image-mode", type=click.Choice(IMAGE_MODES), default="fit", show_default=True,
+              help="How an image is shown: 'fit' (one picture, downscaled only by "
+                   "--max-image-side) or 'tiles' (the sheet downscaled, then overlapping "
+                   "native-scale crops, each labelled with its pixel box).")
 @click.option("--image-detail", type=click.Choice(IMAGE_DETAILS),
               help="OpenAI image detail (low|high|auto); sent only when given.")
 @click.option("--max-image-side", type=click.IntRange(16), metavar="PX",
@@ -313,7 +318,8 @@ def _progress_lines(interval: float) -> ProgressLines | None:
 def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: str | None,
          reasoning_effort: str | None, extra_body: dict[str, Any], temperature: float,
          max_tokens: int, stream: bool, timeout: float, max_retries: int, debug: bool,
-         dry_run: bool, prompt_type: str, lang: str, modality: str, image_detail: str | None,
+         dry_run: bool, prompt_type: str, lang: str, modality: str, image_mode: str,
+         image_detail: str | None,
          max_image_side: int | None, id_filter: str | None, limit: int | None,
          limit_order: str, split: str | None, presentation: tuple[str, ...],
          category: tuple[str, ...],
@@ -347,6 +353,9 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
             raise click.UsageError("--resume needs the --output directory of the run to continue")
         if force_resume and not resume:
             raise click.UsageError("--force-resume goes with --resume")
+    if image_mode != "fit" and modality == "dxf":
+        raise click.UsageError(f"--image-mode {image_mode} needs --modality image (a DXF run "
+                               "sends no image)")
     try:
         prices = prices_from_options(price_in, price_out, prices_file, model or "")
     except PriceError as exc:
@@ -383,7 +392,8 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
                               max_tokens=max_tokens, max_retries=max_retries,
                               tolerance=tolerance, lang=lang, modality=modality,
                               reasoning_effort=reasoning_effort, extra_body=extra_body,
-                              image_detail=image_detail, max_image_side=max_image_side)
+                              image_detail=image_detail, max_image_side=max_image_side,
+                              image_mode=image_mode)
     transport = TransportSettings(api_base=api_base, timeout=timeout, stream=stream,
                                   concurrency=concurrency)
     longest = max(backoff_max, backoff_base)

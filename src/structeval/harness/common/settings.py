@@ -42,6 +42,7 @@ class GradingSettings:
     extra_body: dict[str, Any] = field(default_factory=dict)  # merged into every request
     image_detail: str | None = None  # OpenAI image ``detail``, sent only when given
     max_image_side: int | None = None  # downscale images whose longer side is larger
+    image_mode: str = "fit"  # fit | tiles (--image-mode): one picture, or overview and tiles
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

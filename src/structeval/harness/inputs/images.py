@@ -85,29 +85,56 @@ def _pixels(data: bytes) -> tuple[int, int] | None:
         return None
 
 
-def downscale(data: bytes, max_side: int) -> bytes | None:
-    """PNG bytes of the image shrunk so that its longer side is ``max_side`` (None when it
-    already fits). Deterministic: Lanczos, RGB(A) kept, fixed PNG settings."""
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            width, height = image.size
-            if max(width, height) <= max_side:
-                return None
-            scale = max_side / max(width, height)
-            size = (max(1, round(width * scale)), max(1, round(height * scale)))
-            mode = "RGBA" if "A" in image.getbands() else "RGB"
-            small = image.convert(mode).resize(size, Image.Resampling.LANCZOS)
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise ImageError(f"the image cannot be decoded to downscale it ({exc})") from None
+def shrink(image: Image.Image, max_side: int) -> Image.Image:
+    """The image scaled so that its longer side is ``max_side`` (itself when it already
+    fits): Lanczos, aspect kept, RGB(A); one rule for a downscaled sheet and a tile."""
+    width, height = image.size
+    mode = "RGBA" if "A" in image.getbands() else "RGB"
+    if max(width, height) <= max_side:
+        return image.convert(mode)
+    scale = max_side / max(width, height)
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    return image.convert(mode).resize(size, Image.Resampling.LANCZOS)
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    """PNG bytes with fixed settings, so the same pixels and Pillow give the same bytes."""
     out = io.BytesIO()
-    small.save(out, format="PNG", optimize=False, compress_level=6)
+    image.save(out, format="PNG", optimize=False, compress_level=6)
     return out.getvalue()
 
 
-def encode_image(path: Path, max_bytes: int = MAX_IMAGE_BYTES,
-                 max_side: int | None = None) -> EncodedImage:
-    """The image as a data URL (downscaled to ``max_side`` pixels when given and larger);
-    ImageError when unreadable, not an image or over the cap."""
+def open_image(data: bytes, why: str) -> Image.Image:
+    """The decoded image (loaded, so the bytes may go); ImageError naming ``why`` otherwise."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+            return image.copy()
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise ImageError(f"the image cannot be decoded to {why} ({exc})") from None
+
+
+def downscale(data: bytes, max_side: int) -> bytes | None:
+    """PNG bytes of the image shrunk so that its longer side is ``max_side`` (None when it
+    already fits). Deterministic: Lanczos, RGB(A) kept, fixed PNG settings."""
+    image = open_image(data, "downscale it")
+    if max(image.size) <= max_side:
+        return None
+    return png_bytes(shrink(image, max_side))
+
+
+def derived_png(data: bytes, source: EncodedImage) -> EncodedImage:
+    """An image made from the task's (a tile, a downscaled sheet) as PNG ``data``: its own
+    sha256 and size, the task file's identity."""
+    return EncodedImage(_data_url("image/png", data), hashlib.sha256(data).hexdigest(),
+                        "image/png", len(data), source.identity,
+                        source.original_size or source.size,
+                        source.original_pixels or source.pixels, _pixels(data))
+
+
+def read_image(path: Path, max_bytes: int = MAX_IMAGE_BYTES) -> tuple[bytes, str]:
+    """(bytes, MIME type) of a task image; ImageError when unreadable, not an image or over
+    the cap."""
     try:
         data = read_capped(path, max_bytes, "task image")
     except FileTooLarge as exc:
@@ -118,17 +145,26 @@ def encode_image(path: Path, max_bytes: int = MAX_IMAGE_BYTES,
     mime = sniff_mime(data)
     if mime is None:
         raise ImageError(f"{path} is not a PNG, JPEG, GIF or WebP image")
+    return data, mime
+
+
+def encode_bytes(data: bytes, mime: str, max_side: int | None = None) -> EncodedImage:
+    """The image's bytes as a data URL (downscaled to ``max_side`` pixels when given and
+    larger)."""
     original = hashlib.sha256(data).hexdigest()
     pixels = _pixels(data)
-    if max_side is None:
-        return EncodedImage(_data_url(mime, data), original, mime, len(data), original,
-                            len(data), pixels, pixels)
-    small = downscale(data, max_side)
-    if small is None:
-        return EncodedImage(_data_url(mime, data), original, mime, len(data), original,
-                            len(data), pixels, pixels)
-    return EncodedImage(_data_url("image/png", small), hashlib.sha256(small).hexdigest(),
-                        "image/png", len(small), original, len(data), pixels, _pixels(small))
+    whole = EncodedImage(_data_url(mime, data), original, mime, len(data), original,
+                         len(data), pixels, pixels)
+    small = downscale(data, max_side) if max_side is not None else None
+    return whole if small is None else derived_png(small, whole)
+
+
+def encode_image(path: Path, max_bytes: int = MAX_IMAGE_BYTES,
+                 max_side: int | None = None) -> EncodedImage:
+    """The image as a data URL (downscaled to ``max_side`` pixels when given and larger);
+    ImageError when unreadable, not an image or over the cap."""
+    data, mime = read_image(path, max_bytes)
+    return encode_bytes(data, mime, max_side)
 
 
 def _data_url(mime: str, data: bytes) -> str:

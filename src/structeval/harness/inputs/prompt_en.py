@@ -150,6 +150,13 @@ FEEDBACK = {
            "figure follows. Read the members, supports, hinges, loads and dimensions from its "
            "entities (lines, arcs, circles, texts, blocks, dimensions); take lengths from the "
            "dimension values written on the drawing.",
+    "tiles": "The first image is the whole drawing ({width} x {height} pixels), downscaled. "
+             "{count} overlapping tiles follow, each labelled with its pixel box in the frame "
+             "of the full-size drawing (x from the left edge, y from the top edge); read small "
+             "texts from the tiles and the layout from the whole drawing.",
+    "tile": "Tile {index} of {count}: x {x0}-{x1}, y {y0}-{y1} (full size).",
+    "tile.scaled": "Tile {index} of {count}: x {x0}-{x1}, y {y0}-{y1}, shown at {w} x {h} "
+                   "pixels.",
     "repair.head": "Your previous answer is not correct yet: {what}.",
     "repair.tail": "Look at the drawing again and write the corrected complete model inside "
                    "<json></json> tags.",

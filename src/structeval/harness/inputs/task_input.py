@@ -27,8 +27,11 @@ from typing import Any
 from ...model.errors import StructEvalError
 from ...safe_files import FileAccessError, FileTooLarge, read_capped
 from .images import MAX_IMAGE_BYTES, EncodedImage, ImageError, encode_image
+from .tiles import TiledSheet, tile_sheet
 
 MAX_DXF_BYTES = 1 << 20
+#: how an image is shown (--image-mode): as one picture, or an overview and tiles (.tiles)
+IMAGE_MODES = ("fit", "tiles")
 _BINARY_DXF = b"AutoCAD Binary DXF"
 
 
@@ -97,7 +100,8 @@ class TaskInput:
     """The encoded input of one task and how it appears in requests and traces."""
 
     modality: str  # image | dxf
-    shown: EncodedImage | DxfText
+    shown: EncodedImage | DxfText  # with tiles: the overview
+    tiled: TiledSheet | None = None  # --image-mode tiles
 
     @property
     def identity(self) -> str:
@@ -111,29 +115,51 @@ class TaskInput:
         if isinstance(self.shown, DxfText):
             body = self.shown.placeholder() if traced else self.shown.text
             return [first, {"type": "text", "text": body}]
-        url = self.shown.placeholder() if traced else self.shown.data_url
-        return [first, {"type": "image_url", "image_url": {"url": url}}]
+        parts = [first, _image_part(self.shown, traced)]
+        if self.tiled is not None:
+            parts.insert(1, {"type": "text", "text": self.tiled.intro})
+            for tile in self.tiled.tiles:
+                parts += [{"type": "text", "text": tile.label}, _image_part(tile.image, traced)]
+        return parts
 
     def trace_fields(self) -> dict[str, Any]:
         if isinstance(self.shown, DxfText):
             return {"dxf": {"sha256": self.shown.sha256, "bytes": self.shown.size,
                             "characters": len(self.shown.text)}}
+        if self.tiled is not None:
+            return {"image": self.shown.trace_fields(), "tiles": self.tiled.trace_fields()}
         return {"image": self.shown.trace_fields()}
 
     def image_pixels(self) -> tuple[int, int] | None:
         return self.shown.pixels if isinstance(self.shown, EncodedImage) else None
 
+    def image_sizes(self) -> dict[int, tuple[int, int]]:
+        """Sent size of each image part by its position (0, 1, ...), for token estimates."""
+        images: list[EncodedImage] = [self.shown] if isinstance(self.shown, EncodedImage) else []
+        if self.tiled is not None:
+            images += [tile.image for tile in self.tiled.tiles]
+        return {i: image.pixels for i, image in enumerate(images) if image.pixels}
+
+
+def _image_part(image: EncodedImage, traced: bool) -> dict[str, Any]:
+    url = image.placeholder() if traced else image.data_url
+    return {"type": "image_url", "image_url": {"url": url}}
+
 
 def prepare_input(task: Any, modality: str, *, max_image_bytes: int = MAX_IMAGE_BYTES,
                   max_image_side: int | None = None,
-                  max_dxf_bytes: int = MAX_DXF_BYTES) -> TaskInput:
+                  max_dxf_bytes: int = MAX_DXF_BYTES, image_mode: str = "fit",
+                  lang: str = "en") -> TaskInput:
     """Encode a task's input; ImageError / DxfError (both StructEvalError) when it cannot be
-    sent."""
+    sent. ``image_mode="tiles"`` adds the tiles (labelled in ``lang``) after the overview."""
     if modality == "dxf":
         path = getattr(task, "dxf_path", None)
         if path is None:
             raise DxfError(f"task {task.id} has no DXF file")
         return TaskInput("dxf", read_dxf(Path(path), max_dxf_bytes))
+    if image_mode == "tiles":
+        tiled = tile_sheet(Path(task.image_path), max_image_bytes, max_image_side, lang)
+        return TaskInput("image", tiled.overview, tiled)
     return TaskInput("image", encode_image(task.image_path, max_image_bytes, max_image_side))
 
 
@@ -142,5 +168,5 @@ def has_input(task: Any, modality: str) -> bool:
     return modality != "dxf" or getattr(task, "dxf_path", None) is not None
 
 
-__all__ = ["MAX_DXF_BYTES", "DxfError", "DxfText", "ImageError", "TaskInput", "has_input",
-           "prepare_input", "read_dxf"]
+__all__ = ["IMAGE_MODES", "MAX_DXF_BYTES", "DxfError", "DxfText", "ImageError", "TaskInput",
+           "has_input", "prepare_input", "read_dxf"]

@@ -76,14 +76,13 @@ def estimate(tasks: Sequence[TaskLike], *, grading: GradingSettings, system_prom
         try:
             shown = prepare_input(task, grading.modality, max_image_bytes=max_image_bytes,
                                   max_image_side=grading.max_image_side,
-                                  max_dxf_bytes=max_dxf_bytes)
+                                  max_dxf_bytes=max_dxf_bytes,
+                                  image_mode=grading.image_mode, lang=grading.lang)
         except StructEvalError as exc:
             unsendable.append((task.id, str(exc)))
             continue
         messages = conversation(system_prompt, task, shown, grading)
-        pixels = shown.image_pixels()
-        text, pictures = message_tokens(messages, {0: pixels} if pixels else {},
-                                        plan.image_detail)
+        text, pictures = message_tokens(messages, shown.image_sizes(), plan.image_detail)
         answer = answer_tokens(dumps_model(task.model, indent=None))
         for run in range(runs):
             first += 1

@@ -78,7 +78,8 @@ class RunContext:
     def prepare(self, task: TaskLike) -> TaskInput:
         return prepare_input(task, self.grading.modality, max_image_bytes=self.max_image_bytes,
                              max_image_side=self.grading.max_image_side,
-                             max_dxf_bytes=self.max_dxf_bytes)
+                             max_dxf_bytes=self.max_dxf_bytes,
+                             image_mode=self.grading.image_mode, lang=self.grading.lang)
 
 
 def task_factors(task: TaskLike) -> dict[str, str]:

@@ -352,7 +352,8 @@ class Session:
 
     def _run_summary(self, ordered: list[TaskResult], skipped: list[str]) -> dict[str, Any]:
         """What results.json says about the run as a whole, beside the metrics."""
-        return {"modality": self.grading.modality, "lang": self.grading.lang,
+        return {"modality": self.grading.modality, "image_mode": self.grading.image_mode,
+                "lang": self.grading.lang,
                 "selection": self.selection,
                 "skipped": {"no_dxf": len(skipped), "tasks": skipped[:50]},
                 "stopped_by_max_cost": sum(r.stopped for r in ordered),
