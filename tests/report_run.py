@@ -88,8 +88,8 @@ def make_scripted_run(out: Path, data_dir: Path, tasks: list[Any], model: str = 
                    "--output", str(out), "--max-retries", "1", "--concurrency", "8",
                    "--no-cache", "--split", "all", *extra]
         if len(tasks) < 1096:
-            command += ["--limit", str(len(tasks))]
-        env = {**os.environ, "OPENAI_API_KEY": "sk-scripted-not-a-real-key",
+            command += ["--limit", str(len(tasks)), "--limit-order", "id"]
+        env = {**os.environ, "OPENAI_API_KEY": "sk-rpt-7Qx2Lm9Vz4Kt",
                "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
         done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
     if done.returncode not in (0, 3):  # 3: some tasks unavailable, as scripted

@@ -70,8 +70,9 @@ def main() -> int:
             command = [sys.executable, str(ROOT / "run_eval.py"), "--model", "bench-vlm",
                        "--api-base", server.base_url, "--data-dir", str(args.data_dir),
                        "--output", str(out), "--max-retries", "1", "--concurrency", "8",
-                       "--no-cache"] + (["--limit", str(args.limit)] if args.limit else [])
-            env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-real-key"}
+                       "--no-cache"] + (["--limit", str(args.limit), "--limit-order", "id"]
+                                        if args.limit else [])
+            env = {**os.environ, "OPENAI_API_KEY": "sk-bch-4Wq8Zr1Ty6Np"}
             started = time.perf_counter()
             done = subprocess.run(command, env=env, capture_output=True, text=True)
             run_s = time.perf_counter() - started
