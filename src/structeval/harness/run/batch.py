@@ -281,8 +281,13 @@ class BatchJobs:
             job.output = name
         self._save(jobs)
 
+    def _output_cap(self, requests: int) -> int:
+        """The most bytes a job's output file of ``requests`` lines may hold: each line one
+        reply body within the answer cap, plus its envelope."""
+        return requests * (body_cap(self.transport.max_answer_chars) + 4096) + (1 << 20)
+
     def _download(self, file_id: str, name: str, requests: int) -> None:
-        cap = requests * (body_cap(self.transport.max_answer_chars) + 4096) + (1 << 20)
+        cap = self._output_cap(requests)
 
         def fetch() -> bytes:
             with self.client.files.with_streaming_response.content(file_id) as raw:
@@ -306,7 +311,7 @@ class BatchJobs:
             return []
         path = self.output / job.output
         refuse_symlink(path, "batch output file")
-        cap = len(job.requests) * (body_cap(self.transport.max_answer_chars) + 4096) + (1 << 20)
+        cap = self._output_cap(len(job.requests))
         try:
             return read_capped(path, cap, "batch output file").splitlines()
         except FileAccessError as exc:
