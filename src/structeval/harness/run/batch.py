@@ -137,7 +137,10 @@ class Job:
 def first_attempt_lines(ctx: RunContext, pending: Sequence[tuple[int, TaskLike]]) -> list[Line]:
     """The first-attempt request of every pending (run, task) whose input can be shown and
     whose answer the response cache does not hold already (a task whose image or DXF cannot
-    be sent is left to the live path, which says why)."""
+    be sent is left to the live path, which says why).
+
+    Each input is encoded here and again when its task runs: keeping every encoded image
+    through a job that may take up to a day would hold ~100 MB for a few ms per task."""
     g = ctx.grading
     endpoint = public_url(ctx.transport_settings.api_base)
     lines: list[Line] = []
