@@ -75,7 +75,12 @@ from structeval.harness.inputs.prompts import (
     system_prompt,
     task_text,
 )
-from structeval.harness.inputs.task_input import IMAGE_MODES, has_input, prepare_input
+from structeval.harness.inputs.task_input import (
+    IMAGE_MODES,
+    has_input,
+    prepare_input,
+    task_statement,
+)
 from structeval.harness.inputs.tasks import select_tasks
 from structeval.harness.run.repair_loop import best_attempt
 from structeval.model import Model, dumps_model
@@ -191,7 +196,8 @@ def to_sample(item: DatasetTask, lang: str = "en", *, modality: str = "image",
     shown = prepare_input(item, modality, max_image_side=max_image_side,
                           image_mode=image_mode, lang=lang)
     content: list[ContentText | ContentImage] = []
-    for part in shown.parts(task_text(item.notes, lang, modality)):
+    for part in shown.parts(task_text(item.notes, lang, modality,
+                                      task_statement(item, lang))):
         if part["type"] == "text":
             content.append(ContentText(text=part["text"]))
         else:
