@@ -100,10 +100,13 @@ def task_fingerprint(task: TaskLike, shown: Any) -> str:
     """Identity of what the model is asked and graded on; a finished task is only reused
     by --resume while this is unchanged (new ground truth, image, DXF or notes → run
     again). ``shown`` is the encoded input (its ``identity``: the original image file's
-    sha256, or the DXF text's)."""
+    sha256, or the DXF text's); a sheet task's statements count too."""
     identity = getattr(shown, "identity", None) or shown.sha256
     digest = hashlib.sha256()
-    for part in (dumps_model(task.model, indent=None), identity, task.notes or ""):
+    # a drawing sheet's statement is part of the question (which frame, which load case)
+    asked = [task_statement(task, lang) or "" for lang in ("en", "zh")] \
+        if getattr(task, "sheet", None) is not None else []
+    for part in (dumps_model(task.model, indent=None), identity, task.notes or "", *asked):
         digest.update(part.encode("utf-8"))
         digest.update(b"\0")
     return digest.hexdigest()
