@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from typing import Protocol
 
 SHIPPED_SPLITS = ("core", "hard", "matched")
+#: splits of their own that the benchmark set leaves out (``--split sheets`` selects them)
+CHALLENGE_SPLITS = ("sheets",)
 PER_CELL = 30
 BENCHMARK = "benchmark"
 ALL = "all"
