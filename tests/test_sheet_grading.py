@@ -315,3 +315,30 @@ def test_render_missing_says_which_sheet_cannot_be_drawn_and_draws_the_rest(fres
     assert "cannot be drawn" in errors[0] or "not kept" in errors[0]
     assert "1 could not be drawn" in result.stdout and "Traceback" not in result.stderr
     assert not fresh.image.exists()
+
+
+def test_the_inspect_task_asks_the_statement_and_names_the_wrong_frame(folder, tmp_path):
+    inspect_ai = pytest.importorskip("inspect_ai", reason="inspect-ai is not installed")
+    from structeval.inspect_task import structeval
+    from tests.fakeserver.server import Answer, FakeOpenAI, Script
+
+    sha = hashlib.sha256(folder.image.read_bytes()).hexdigest()
+    script = Script().on(sha, 1, Answer(_answer(folder.alternates["2"])))
+    mp = pytest.MonkeyPatch()
+    mp.setenv("FAKE_API_KEY", "sk-local")
+    try:
+        with FakeOpenAI(script) as server:
+            log = inspect_ai.eval(structeval(data_dir=str(folder.root), split="sheets",
+                                             max_retries=0),
+                                  model="openai-api/fake/fake-vlm",
+                                  model_base_url=server.base_url,
+                                  log_dir=str(tmp_path / "logs"), display="none")[0]
+            sent = [p["text"] for c in server.calls for m in c.body["messages"]
+                    if m["role"] == "user" and isinstance(m["content"], list)
+                    for p in m["content"] if p["type"] == "text"]
+    finally:
+        mp.undo()
+    assert any("Model the frame on grid line 3 under load case 1." in t for t in sent)
+    score = next(iter(log.samples[0].scores.values()))
+    assert score.value == 0.0 and score.metadata["wrong_frame"] == "2"
+    assert "this is the frame on grid line 2" in score.explanation
