@@ -134,7 +134,9 @@ def _render_missing(out: Path, *, dxf: bool, force: bool, pattern: str) -> None:
                    "--render-missing: give every raw problem (matching --filter) that has "
                    "none a DXF (its raw file changes: run generate_gt.py after).")
 @click.option("--render-missing", "render_only", is_flag=True,
-              help="Only draw the images (and DXF files) of raw problems that have none.")
+              help="Only draw the images (and DXF files) of raw problems that have none; "
+                   "a sheet image must match its recorded sha256. One line per file that "
+                   "cannot be drawn, exit 1 at the end.")
 @click.option("--filter", "pattern", default="*", show_default=True,
               help="With --render-missing: only task ids matching this glob.")
 @click.option("--force", is_flag=True, help="With --render-missing: redraw every image "
