@@ -305,7 +305,7 @@ def _selection_problems(params: dict[str, Any], *, debug_default: bool) -> list[
     why = _selection(split, tuple(params.get("category") or ()),
                      tuple(int(v) for v in params.get("difficulty") or ()),
                      tuple(params.get("presentation") or ()), params.get("id_filter"))
-    if why is None:
+    if why is None or _challenge_not_shipped(params.get("split")):
         return []
     if params.get("split") and (wrong := split_problem(params["split"])):
         return [f"--split {params['split']}: {wrong}"]
@@ -316,6 +316,29 @@ def _selection_problems(params: dict[str, Any], *, debug_default: bool) -> list[
 
 def _shown(value: Any) -> str:
     return ",".join(map(str, value)) if isinstance(value, tuple | list) else str(value)
+
+
+def _challenge_not_shipped(split: str | None) -> bool:
+    """Whether ``split`` names only challenge splits (``benchmark.CHALLENGE_SPLITS``, the
+    drawing sheets) that this checkout's data/ does not hold yet: their pages document
+    them before their tasks ship (one branch grades sheets, another generates them), so
+    the command is held to its parser alone until then — neither its selection checked
+    nor it run — and to the data, and run, once they ship."""
+    from structeval.dataset.benchmark import CHALLENGE_SPLITS
+
+    names = (split or "").split(",")
+    return bool(split) and all(n in CHALLENGE_SPLITS and _selection(n, (), (), (), None)
+                               for n in names)
+
+
+def _split_in(words: list[str]) -> str | None:
+    """The ``--split`` value of an argv (``--split X`` or ``--split=X``), None without."""
+    for i, word in enumerate(words):
+        if word == "--split" and i + 1 < len(words):
+            return words[i + 1]
+        if word.startswith("--split="):
+            return word.partition("=")[2]
+    return None
 
 
 def split_problem(split: str) -> str | None:
@@ -496,6 +519,8 @@ def runnable(command: DocCommand, data: Path | None = None) -> list[list[str]]:
                 any(flag in words for flag in CHEAP_FLAGS)
                 or any(tuple(words[:len(p)]) == p for p in CHEAP_PROGRAMS)):
             continue
+        if _challenge_not_shipped(_split_in(words)):
+            continue
         if words[0] == "run_eval.py" and {"--debug", "--dry-run"} & set(words) \
                 and "--limit" not in words and "--help" not in words:
             words += ["--limit", RUN_LIMIT]
@@ -558,7 +583,8 @@ def evaluations(commands: list[DocCommand]) -> list[list[str]]:
             words = argv[1:] if argv[0] != "structeval" else ["-m", "structeval", *argv[1:]]
             is_eval = words[:1] == ["run_eval.py"] or words[:3] == ["-m", "structeval", "eval"]
             if (is_eval and "--model" in words and words not in out
-                    and not {"--dry-run", "--debug", "--help", "--data-dir"} & set(words)):
+                    and not {"--dry-run", "--debug", "--help", "--data-dir"} & set(words)
+                    and not _challenge_not_shipped(_split_in(words))):
                 out.append(words)
     return widest(out)
 

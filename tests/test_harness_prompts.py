@@ -109,3 +109,31 @@ def test_the_worked_example_is_no_shipped_task():
     example = parse_model(example_model())
     equal = [t.id for t in tasks if score(t.model, example).ratio >= 1.0]
     assert not equal
+
+
+def test_a_sheet_statement_is_shown_with_the_drawing_in_each_language():
+    """A drawing sheet shows several frames: the task text says which one to model, and
+    that the sheet holds every value needed (plan, load table, notes)."""
+    statement = "Model the frame on grid line 3 under load case 1."
+    text = task_text("", "en", statement=statement)
+    assert statement in text and "load table" in text and "plan" in text
+    zh = task_text("", "zh", statement="按荷载工况 1 建立 3 轴框架的计算模型。")
+    assert "按荷载工况 1 建立 3 轴框架的计算模型。" in zh and "荷载表" in zh
+    assert "grid line" not in task_text("") and "load table" not in task_text("")
+
+
+def test_the_conversation_of_a_sheet_task_carries_its_statement(tmp_path):
+    from structeval.dataset import load_tasks
+    from structeval.harness.common.settings import GradingSettings
+    from structeval.harness.inputs.task_input import prepare_input
+    from structeval.harness.run.repair_loop import conversation
+    from tests.sheet_fixtures import SHEET_ID, make_sheet_folder
+
+    root = make_sheet_folder(tmp_path / "data", plain=False).root
+    task = next(t for t in load_tasks(root) if t.id == SHEET_ID)
+    for lang, words in (("en", "Model the frame on grid line 3 under load case 1."),
+                        ("zh", "按荷载工况 1 建立 3 轴框架的计算模型。")):
+        grading = GradingSettings(model="m", lang=lang)
+        messages = conversation("system", task, prepare_input(task, "image"), grading)
+        first = messages[1]["content"][0]["text"]
+        assert words in first

@@ -9,6 +9,7 @@
     python tools/synthesize.py --list-families                     # what --family accepts
     python tools/synthesize.py --classics                          # the hand-authored problems
     python tools/synthesize.py --render-missing                    # draw images that are missing
+    python tools/synthesize.py --render-missing --data-dir DIR     # ... of another data folder
     python tools/synthesize.py --count 30 --seed 1 --dxf           # each task also as a DXF file
     python tools/synthesize.py --render-missing --dxf --filter 'beam-*'  # give tasks a DXF
 
@@ -30,8 +31,8 @@ from structeval.dataset.paths import is_safe_name
 from structeval.dataset.rawfile import read_raw
 from structeval.dataset.store import (
     add_dxf,
+    draw_missing,
     fingerprints_in,
-    render_missing,
     with_dxf,
     write_problem,
 )
@@ -42,6 +43,7 @@ from structeval.generation.recipe import RECIPES, recipe_tasks
 from structeval.generation.selection import Selection, plan, problem_id
 from structeval.model import StructEvalError
 from structeval.presentation import FACTORS
+from structeval.safe_text import echo
 
 
 def _fixed_presentation(items: tuple[str, ...]) -> dict[str, str]:
@@ -82,6 +84,22 @@ def core_fingerprints(out: Path) -> set[str]:
     return found
 
 
+def _render_missing(out: Path, *, dxf: bool, force: bool, pattern: str) -> None:
+    """``--render-missing``: draw what is missing, say what could not be drawn (one line
+    each), a summary, and exit 1 when anything could not be drawn (the rest is drawn)."""
+    added = add_dxf(out, pattern) if dxf else []
+    report = draw_missing(out, force=force, progress=True, pattern=pattern)
+    for problem in report.failed:
+        echo(f"error: {problem}", err=True)
+    click.echo(f"drew the missing drawings of {len(report.drawn)} problem(s) in {out}"
+               + (f"; {len(report.failed)} could not be drawn" if report.failed else ""))
+    if added:
+        click.echo(f"gave {len(added)} problem(s) a DXF drawing; their raw files "
+                   "changed: now run `python tools/generate_gt.py`")
+    if report.failed:
+        sys.exit(1)
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--count", type=click.IntRange(1, 100000), help="Number of problems to generate.")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
@@ -102,8 +120,9 @@ def core_fingerprints(out: Path) -> set[str]:
 @click.option("--list-families", is_flag=True, help="Print the templates and exit.")
 @click.option("--split", default="test", show_default=True,
               help="Split name stored per problem (the shipped sets are core, hard and matched).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DATA_DIR,
-              show_default=True, help="Data folder (raw_models/, images/ inside).")
+@click.option("--out", "--data-dir", "out", type=click.Path(file_okay=False, path_type=Path),
+              default=DATA_DIR, show_default=True,
+              help="Data folder (raw_models/, images/ inside).")
 @click.option("--images/--no-images", default=True, show_default=True,
               help="Render each problem's picture (needs structeval.render).")
 @click.option("--classics", is_flag=True, help="Write the hand-authored classic problems.")
@@ -115,7 +134,9 @@ def core_fingerprints(out: Path) -> set[str]:
                    "--render-missing: give every raw problem (matching --filter) that has "
                    "none a DXF (its raw file changes: run generate_gt.py after).")
 @click.option("--render-missing", "render_only", is_flag=True,
-              help="Only draw the images (and DXF files) of raw problems that have none.")
+              help="Only draw the images (and DXF files) of raw problems that have none; "
+                   "a sheet image must match its recorded sha256. One line per file that "
+                   "cannot be drawn, exit 1 at the end.")
 @click.option("--filter", "pattern", default="*", show_default=True,
               help="With --render-missing: only task ids matching this glob.")
 @click.option("--force", is_flag=True, help="With --render-missing: redraw every image "
@@ -143,12 +164,7 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
         raise click.UsageError(f"DXF drawings are {dxf_status()}")
     try:
         if render_only:
-            added = add_dxf(out, pattern) if dxf else []
-            drawn = render_missing(out, force=force, progress=True, pattern=pattern)
-            click.echo(f"drew the missing drawings of {len(drawn)} problem(s) in {out}")
-            if added:
-                click.echo(f"gave {len(added)} problem(s) a DXF drawing; their raw files "
-                           "changed: now run `python tools/generate_gt.py`")
+            _render_missing(out, dxf=dxf, force=force, pattern=pattern)
             return
         if classics:
             problems = classic_problems()

@@ -75,7 +75,12 @@ from structeval.harness.inputs.prompts import (
     system_prompt,
     task_text,
 )
-from structeval.harness.inputs.task_input import IMAGE_MODES, has_input, prepare_input
+from structeval.harness.inputs.task_input import (
+    IMAGE_MODES,
+    has_input,
+    prepare_input,
+    task_statement,
+)
 from structeval.harness.inputs.tasks import select_tasks
 from structeval.harness.run.repair_loop import best_attempt
 from structeval.model import Model, dumps_model
@@ -93,6 +98,8 @@ STORE_KEY = "structeval_attempts"  # per-sample store: one entry per graded atte
 #: Solver and scorer take the key, not the models: inspect records their arguments in
 #: its log, which should hold neither a few hundred models nor objects it cannot write.
 _GROUND_TRUTH: dict[str, dict[str, Model]] = {}
+#: The drawing sheets among them (their other frames, for the wrong-frame diagnosis).
+_SHEETS: dict[str, dict[str, Any]] = {}
 
 
 def register_ground_truth(items: Sequence[DatasetTask]) -> str:
@@ -102,6 +109,7 @@ def register_ground_truth(items: Sequence[DatasetTask]) -> str:
         digest.update(f"{item.id}\0{dumps_model(item.model, indent=None)}\0".encode())
     key = digest.hexdigest()[:16]
     _GROUND_TRUTH[key] = {item.id: item.model for item in items}
+    _SHEETS[key] = {item.id: item.sheet for item in items if getattr(item, "sheet", None)}
     return key
 
 
@@ -191,7 +199,8 @@ def to_sample(item: DatasetTask, lang: str = "en", *, modality: str = "image",
     shown = prepare_input(item, modality, max_image_side=max_image_side,
                           image_mode=image_mode, lang=lang)
     content: list[ContentText | ContentImage] = []
-    for part in shown.parts(task_text(item.notes, lang, modality)):
+    for part in shown.parts(task_text(item.notes, lang, modality,
+                                      task_statement(item, lang))):
         if part["type"] == "text":
             content.append(ContentText(text=part["text"]))
         else:
@@ -206,9 +215,14 @@ def to_sample(item: DatasetTask, lang: str = "en", *, modality: str = "image",
 
 # ---------------------------------------------------------------- solver and scorer
 
+def _sheet(key: str, sample_id: Any) -> Any:
+    return _SHEETS.get(key, {}).get(str(sample_id))
+
+
 def _attempt_record(graded: Any, attempt: int) -> dict[str, Any]:
     return {"attempt": attempt, "ratio": graded.grade.ratio, "stage": graded.grade.stage,
-            "message": graded.grade.message}
+            "message": graded.grade.message,
+            **({"wrong_frame": graded.grade.wrong_frame} if graded.grade.wrong_frame else {})}
 
 
 @solver
@@ -233,7 +247,8 @@ def repair_loop(truth: str, *, prompt_type: str = "standard",
             state.messages = messages
             state = await generate(state)
             text = state.output.completion
-            graded = grade_answer(model, text, tolerance=tolerance, grader=grader, lang=lang)
+            graded = grade_answer(model, text, tolerance=tolerance, grader=grader, lang=lang,
+                                  sheet=_sheet(truth, state.sample_id))
             attempts.append({**_attempt_record(graded, attempt), "answer": text})
             state.store.set(STORE_KEY, attempts)
             if graded.grade.ratio >= 1.0:
@@ -290,7 +305,8 @@ def staged_credit(truth: str, *, tolerance: float = 0.02, lang: str = "en") -> A
         if not attempts:
             text = state.output.completion
             graded = grade_answer(_truth(truth, state.sample_id), text, tolerance=tolerance,
-                                  grader=language_grader(lang), lang=lang)
+                                  grader=language_grader(lang), lang=lang,
+                                  sheet=_sheet(truth, state.sample_id))
             attempts = [{**_attempt_record(graded, 1), "answer": text}]
         best = best_attempt([(a["ratio"], a["stage"]) for a in attempts])
         chosen = attempts[best]
@@ -300,7 +316,9 @@ def staged_credit(truth: str, *, tolerance: float = 0.02, lang: str = "en") -> A
                                "attempts": len(attempts),
                                "first_attempt_ratio": attempts[0]["ratio"],
                                "first_attempt_stage": attempts[0]["stage"],
-                               "stages": [a["stage"] for a in attempts]})
+                               "stages": [a["stage"] for a in attempts],
+                               **({"wrong_frame": chosen["wrong_frame"]}
+                                  if chosen.get("wrong_frame") else {})})
 
     return score
 

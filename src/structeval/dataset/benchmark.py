@@ -10,6 +10,11 @@ shipped data fills every cell, so the set has 3 × 5 × :data:`PER_CELL` tasks; 
 folder with none of the shipped splits (a user's own problems) has no benchmark set,
 and its default selection is every task.
 
+The drawing sheets (split ``sheets``, :mod:`.sheets`) are a challenge split, not a shipped
+split of this set: one sheet image is 3,500-8,000 px and costs ten or more times the tokens
+of a figure, so a run with the default selection keeps its cost and its meaning when the
+sheets ship; ``--split sheets`` selects them and ``all`` includes them.
+
 Selections by name, for ``--split`` and the loader: :data:`BENCHMARK` (this set, the
 default of an evaluation), :data:`ALL` (every task; the default of ``--debug``), or
 split names joined by commas.
@@ -22,6 +27,8 @@ from collections.abc import Iterable
 from typing import Protocol
 
 SHIPPED_SPLITS = ("core", "hard", "matched")
+#: splits of their own that the benchmark set leaves out (``--split sheets`` selects them)
+CHALLENGE_SPLITS = ("sheets",)
 PER_CELL = 30
 BENCHMARK = "benchmark"
 ALL = "all"

@@ -26,10 +26,10 @@ from .errors import DatasetError
 PARTS = ("id", "model", "ground_truth", "image", "dxf")
 
 
-def task_content_sha256(task_id: str, *, model: bytes, ground_truth: bytes, image: bytes,
-                        dxf: bytes | None) -> str:
-    """sha256 over the task's id and bytes (a missing DXF file is hashed as absent, which
-    no file's bytes can imitate)."""
+def task_content_sha256(task_id: str, *, model: bytes, ground_truth: bytes,
+                        image: bytes | None, dxf: bytes | None) -> str:
+    """sha256 over the task's id and bytes (a missing DXF file, or a sheet image not drawn
+    yet, is hashed as absent, which no file's bytes can imitate)."""
     digest = hashlib.sha256()
     values = (task_id.encode("utf-8"), model, ground_truth, image, dxf)
     for name, value in zip(PARTS, values, strict=True):

@@ -26,6 +26,7 @@ from .errors import DatasetError
 from .loadscale import load_scales
 from .paths import META_DIR, RAW_DIR, meta_path
 from .rawfile import presentation_of, read_raw, structure_of
+from .sheets import Sheet, read_sheet, sheet_fields
 from .wellposed import near_mechanism
 
 STATIONS = 11
@@ -96,7 +97,24 @@ def build_meta(path: Path) -> dict[str, Any]:
     }
     if block.get("dxf"):
         meta["dxf_filename"] = block["dxf"]["file"]
+    sheet = read_sheet(block, str(path))
+    if sheet is not None:
+        meta["sheet"] = sheet_meta(sheet, str(path), pid)
     return meta
+
+
+def sheet_meta(sheet: Sheet, where: str, pid: str) -> dict[str, Any]:
+    """The sheet as the ground truth records it: the target's frame, label, load case,
+    statements and image sha256, and every alternate frame with its solution (summarised
+    like the target's), so that what a wrong-frame answer would have got is on record."""
+    out = sheet_fields(sheet)
+    for entry, alternate in zip(out["alternates"], sheet.alternates, strict=True):
+        try:
+            entry["solution"] = solution_summary(alternate.model)
+        except (MechanismError, SolverError) as exc:
+            raise DatasetError(f"{where}: problem {pid}: the frame {alternate.frame} of the "
+                               f"sheet cannot be solved: {exc}") from None
+    return out
 
 
 def render_meta(path: Path) -> str:

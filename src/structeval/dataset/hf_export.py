@@ -79,6 +79,9 @@ def export_dataset(data_dir: Path, out: Path, *, tasks: Sequence[Task] | None = 
     chosen = sorted(tasks if tasks is not None else load_tasks(data_dir), key=lambda t: t.id)
     if not chosen:
         raise DatasetError(f"{data_dir}: no task to export")
+    unavailable = [t.unavailable for t in chosen if t.unavailable]
+    if unavailable:  # an export carries every image: one not drawn yet cannot be exported
+        raise DatasetError(unavailable)
     by_split: dict[str, list[dict[str, Any]]] = {}
     for task in progress(chosen) if progress else chosen:
         by_split.setdefault(task.split, []).append(_row(data_dir, task))

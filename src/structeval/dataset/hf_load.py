@@ -11,6 +11,7 @@ reports read image files).
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from .hf_format import (
 )
 from .loader import Task, check_meta, select_metas
 from .paths import HF_SCHEME, META_DIR, is_safe_name
+from .rawfile import PROBLEM_KEY
+from .sheets import checked_sheet, image_problem
 
 
 def is_export(root: Path) -> bool:
@@ -156,6 +159,9 @@ def _task_from_row(where: str, row: dict[str, Any], meta: dict[str, Any]) -> Tas
     data = image.get("bytes") if isinstance(image, dict) else None
     if not isinstance(data, bytes | bytearray) or not data:
         raise DatasetError(f"{label}: the image column holds no bytes")
+    sheet = checked_sheet(_problem_block(text), meta.get("sheet"), label)
+    unavailable = image_problem(pid, sheet, bytes(data), meta["image_filename"], None) \
+        if sheet else None
     image_file = _materialise(label, bytes(data), meta["image_filename"])
     dxf = dxf_bytes = None
     if meta.get("dxf_filename"):
@@ -169,7 +175,14 @@ def _task_from_row(where: str, row: dict[str, Any], meta: dict[str, Any]) -> Tas
                                   image=bytes(data), dxf=dxf_bytes)
     return Task(pid, meta["category"], int(meta["difficulty"]), meta["split"], image_file,
                 model, meta, meta.get("notes", ""), str(columns["structure"]), shown, dxf,
-                content)
+                content, sheet, unavailable)
+
+
+def _problem_block(text: str) -> dict[str, Any]:
+    """The ``problem`` block of a model column (the raw file verbatim; its model already
+    parsed, so this JSON is known to be an object)."""
+    block = json.loads(text).get(PROBLEM_KEY)
+    return block if isinstance(block, dict) else {}
 
 
 def _materialise(label: str, data: bytes, name: str) -> Path:

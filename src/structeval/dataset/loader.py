@@ -33,6 +33,7 @@ from .paths import (
     raw_path,
 )
 from .rawfile import presentation_of, read_raw, structure_of
+from .sheets import Sheet, checked_sheet, image_problem
 
 REFRESH = "run `python tools/generate_gt.py` to recompute the ground truth"
 
@@ -58,6 +59,11 @@ class Task:
     dxf_path: Path | None = None
     #: sha256 of the bytes the task was loaded from (:mod:`.content_hash`)
     content_sha256: str = field(default="", repr=False)
+    #: a drawing-sheet task: the frame asked for and the other frames (:mod:`.sheets`)
+    sheet: Sheet | None = field(default=None, repr=False)
+    #: why the task cannot be shown (one sentence; a sheet image missing or not the one
+    #: recorded), None when it can: the run counts it unavailable and goes on
+    unavailable: str | None = None
 
     def factors(self) -> dict[str, str]:
         """The presentation factors, as results and reports group by them."""
@@ -141,7 +147,7 @@ def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any], meta_bytes: byt
     if not inside(data_dir, image):
         raise DatasetError(f"{meta_file}: image {meta['image_filename']!r} resolves outside "
                            f"{data_dir}")
-    if not image.is_file():
+    if not image.is_file() and meta.get("sheet") is None:
         raise DatasetError(f"{meta_file}: image {image} is missing (render it with "
                            "`python tools/synthesize.py --render-missing`)")
     raw = raw_path(data_dir, pid)
@@ -166,6 +172,7 @@ def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any], meta_bytes: byt
         if meta.get(key) != value:
             raise DatasetError(f"{meta_file}: {key} {meta.get(key)!r} disagrees with the raw "
                                f"model's {value!r}; {REFRESH}")
+    sheet = checked_sheet(block, meta.get("sheet"), str(meta_file))
     dxf = None
     if meta.get("dxf_filename"):
         dxf = image_path(data_dir, meta["dxf_filename"])
@@ -173,11 +180,13 @@ def _task(data_dir: Path, meta_file: Path, meta: dict[str, Any], meta_bytes: byt
             raise DatasetError(f"{meta_file}: DXF drawing {dxf} is missing or outside "
                                f"{data_dir} (render it with `python tools/synthesize.py "
                                "--render-missing`)")
-    content = task_content_sha256(pid, model=data, ground_truth=meta_bytes,
-                                  image=read_part(image, str(meta_file)),
+    picture = read_part(image, str(meta_file)) if image.is_file() else None
+    content = task_content_sha256(pid, model=data, ground_truth=meta_bytes, image=picture,
                                   dxf=read_part(dxf, str(meta_file)) if dxf else None)
+    unavailable = image_problem(pid, sheet, picture, image.name, data_dir) if sheet else None
     return Task(pid, meta["category"], int(meta["difficulty"]), meta["split"], image, model,
-                meta, meta.get("notes", ""), structure_of(block), shown, dxf, content)
+                meta, meta.get("notes", ""), structure_of(block), shown, dxf, content, sheet,
+                unavailable)
 
 
 def select_metas(metas: Iterable[dict[str, Any]], *, split: str | None,

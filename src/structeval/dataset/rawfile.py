@@ -18,6 +18,7 @@ from ..presentation import FACTORS, Presentation, PresentationError
 from . import jsonfmt
 from .errors import DatasetError
 from .paths import CATEGORIES, DIFFICULTIES, is_safe_name
+from .sheets import SHEET_KEY, check_sheet
 
 PROBLEM_KEY = "problem"
 STYLES = FACTORS["style"]
@@ -65,6 +66,8 @@ def check_block(block: Any, stem: str | None = None) -> list[str]:
     if dxf is not None and (not isinstance(dxf, dict) or not is_safe_name(dxf.get("file"))
                             or not str(dxf.get("file")).endswith(".dxf")):
         out.append('problem.dxf must be {"file": <plain file name ending in .dxf>}')
+    style = image.get("style") if isinstance(image, dict) else None
+    out += check_sheet(block.get(SHEET_KEY), style)
     return out
 
 

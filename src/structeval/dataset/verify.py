@@ -127,8 +127,44 @@ def _check_image(task: Task) -> list[str]:
     return []
 
 
+def _check_sheet(task: Task, scorer: Scorer | None) -> list[str]:
+    """A sheet task's other frames: each solves to the solution its ground truth records,
+    and none is the target under another name (the scorer gives the target less than 1.0
+    against it) — else the statement would not say which frame to model, and a
+    wrong-frame answer could not be told from a right one."""
+    sheet = task.sheet
+    if sheet is None:
+        return []
+    recorded = {a.get("frame"): a.get("solution") for a in task.meta["sheet"]["alternates"]
+                if isinstance(a, dict)}
+    reasons = []
+    for alternate in sheet.alternates:
+        assert alternate.model is not None
+        try:
+            fresh = solution_summary(alternate.model)
+        except StructEvalError as exc:
+            reasons.append(f"frame {alternate.frame} of the sheet does not solve: {exc}")
+            continue
+        reasons += [f"frame {alternate.frame} of the sheet: {r}"
+                    for r in compare_solutions(recorded.get(alternate.frame), fresh)]
+        if scorer is not None:
+            try:
+                same = scorer(alternate.model, model_to_json(task.model)).ratio >= 1.0
+            except Exception as exc:  # the scorer's crash is a finding, as above
+                reasons.append(f"scorer failed on frame {alternate.frame}: "
+                               f"{type(exc).__name__}: {exc}")
+                continue
+            if same:
+                reasons.append(f"frame {alternate.frame} of the sheet is the target frame "
+                               f"{sheet.target.frame} under another name (the scorer cannot "
+                               "tell them apart)")
+    return reasons
+
+
 def _check_task(task: Task, scorer: Scorer | None) -> TaskCheck:
-    reasons = _check_image(task)
+    if task.unavailable:
+        return TaskCheck(task.id, task.category, task.difficulty, (task.unavailable,))
+    reasons = _check_image(task) + _check_sheet(task, scorer)
     try:
         solution = analyze(task.model)[0]
         fresh = solution_summary(task.model, solution)

@@ -322,7 +322,8 @@ def _task(view: TaskView, multi_run: bool) -> str:
         f" · first attempt {_e(r.first_attempt_stage or '?')} ({r.first_attempt_ratio:g})")
     head = (f"<h3><span class='stage s-{_e(view.stage_key)}'>{_e(view.stage_key)}</span> "
             f"{_e(r.id)} · {_e(r.category)} · difficulty {r.difficulty} · credit {r.ratio:g}"
-            f"{first} · {r.attempts} attempt(s)</h3>")
+            f"{first} · {r.attempts} attempt(s)"
+            + (f" · wrong frame: {_e(r.wrong_frame)}" if r.wrong_frame else "") + "</h3>")
     parts = [head]
     if multi_run:
         runs = ", ".join(f"run {x.run}: {_e(x.stage or x.status)} ({x.ratio:g})"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model.errors import StructEvalError
+from ..scoring.frames import FRAME_NAME
 from ..statistics.factors import DEFAULT_IMAGE_MODE, recorded_image_mode, recorded_modality
 
 RESULTS_FILE, RUN_FILE, TRACE_FILE = "results.json", "run.json", "trace.jsonl"
@@ -45,6 +46,7 @@ class TaskRow:
     tokens: int = 0
     structure: str = ""  # the structure shown; results older than presentations: the id
     presentation: Mapping[str, str] = field(default_factory=dict)  # factor → value; may be {}
+    wrong_frame: str | None = None  # a drawing sheet's other frame the answer modelled
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,8 @@ def _row(entry: Any, where: str, problems: list[str]) -> TaskRow | None:
         ("tokens", lambda v: _integer(v) and v >= 0, "a non-negative integer"),
         ("structure", lambda v: isinstance(v, str) and v != "", "a non-empty string"),
         ("presentation", _presentation, "an object of factor → value (strings)"),
+        ("wrong_frame", lambda v: isinstance(v, str) and FRAME_NAME.fullmatch(v) is not None,
+         "a frame name"),
     )
     for key, ok, what in optional:
         if entry.get(key) is not None and not ok(entry[key]):
@@ -158,7 +162,8 @@ def _row(entry: Any, where: str, problems: list[str]) -> TaskRow | None:
                    entry["status"], float(entry["ratio"]), entry.get("stage"),
                    entry.get("first_attempt_ratio"), entry.get("first_attempt_stage"),
                    entry.get("attempts") or 0, entry.get("tokens") or 0,
-                   entry.get("structure") or entry["id"], dict(entry.get("presentation") or {}))
+                   entry.get("structure") or entry["id"], dict(entry.get("presentation") or {}),
+                   entry.get("wrong_frame"))
 
 
 def _presentation(value: Any) -> bool:

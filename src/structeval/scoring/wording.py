@@ -151,6 +151,14 @@ TEMPLATES: dict[str, dict[str, str]] = {
                         "zh": "正确：支座反力和弯矩均与图一致。"},
     "message.invalid": {"en": "Your JSON is not a valid FrameCalc model: {issues}",
                         "zh": "你的 JSON 不是有效的 FrameCalc 模型：{issues}"},
+    # a drawing sheet: the answer models another frame of the sheet (.frames)
+    "frame.wrong": {"en": "Wrong frame: this is the frame on {frame}; the task asks for the "
+                          "frame on {target}.",
+                    "zh": "框架选错了：这是{frame}上的框架；题目要求的是{target}上的框架。"},
+    "frame.structure": {"en": "Wrong frame: your structure is the frame on {frame} (though "
+                              "its {what} differ); the task asks for the frame on {target}.",
+                        "zh": "框架选错了：你的结构是{frame}上的框架（但{what}与它也不符）；"
+                              "题目要求的是{target}上的框架。"},
 }
 
 

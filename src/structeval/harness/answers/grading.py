@@ -11,12 +11,13 @@ of being scored.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from ...fe import analyze
 from ...model import Model, ModelError, StructEvalError, parse_model
+from ...scoring.frames import Frame, frame_note, wrong_frame
 from ..inputs.prompts import feedback, no_json_message
 from .extract import Extraction, extract_json
 
@@ -30,6 +31,15 @@ class Grade:
     stage: str
     message: str
     checks: dict[str, Any] | None = None
+    #: a drawing sheet's other frame that the answer models (its name, e.g. "2"), if any
+    wrong_frame: str | None = None
+
+
+class SheetFrames(Protocol):
+    """The frames of a drawing sheet, as :class:`structeval.dataset.sheets.Sheet` holds them."""
+
+    target: Frame
+    alternates: Sequence[Frame]
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,9 @@ class GradedAnswer:
         return {"extraction": self.extraction.to_json(), "validation": self.validation,
                 "solver": self.solver,
                 "verdict": {"ratio": self.grade.ratio, "stage": self.grade.stage,
-                            "message": self.grade.message, "checks": self.grade.checks}}
+                            "message": self.grade.message, "checks": self.grade.checks,
+                            **({"wrong_frame": self.grade.wrong_frame}
+                               if self.grade.wrong_frame else {})}}
 
 
 class GradingCrash(StructEvalError):
@@ -82,9 +94,12 @@ def language_grader(lang: str) -> Grader:
 
 
 def grade_answer(gt: Model, text: str, *, tolerance: float,
-                 grader: Grader = scorer_grade, lang: str = "en") -> GradedAnswer:
+                 grader: Grader = scorer_grade, lang: str = "en",
+                 sheet: SheetFrames | None = None) -> GradedAnswer:
     """Extract, validate, solve and grade one answer. ``lang`` is the language of the
-    harness's own messages (no JSON, not analysable); the grader speaks its own."""
+    harness's own messages (no JSON, not analysable); the grader speaks its own. For a
+    drawing-sheet task (``sheet``), an answer short of 1.0 that models another frame of
+    the sheet is told so first (:mod:`structeval.scoring.frames`); its credit stands."""
     extraction = extract_json(text)
     if extraction.document is None:
         return GradedAnswer(extraction, Grade(0.0, "no_json",
@@ -104,4 +119,22 @@ def grade_answer(gt: Model, text: str, *, tolerance: float,
         raise GradingCrash(f"grading failed with {type(exc).__name__}: {exc}") from exc
     if grade.stage not in STAGES:
         raise GradingCrash(f"the scorer returned an unknown stage {grade.stage!r}")
+    if sheet is not None and grade.ratio < 1.0:
+        grade = _frame_checked(grade, candidate, sheet, tolerance, lang)
     return GradedAnswer(extraction, grade, {"ok": True, "issues": []}, solver)
+
+
+def _frame_checked(grade: Grade, candidate: Model, sheet: SheetFrames, tolerance: float,
+                   lang: str) -> Grade:
+    """The grade with the wrong-frame note in front of its message when the answer models
+    another frame of the sheet (a crash of that check is ours, like the scorer's)."""
+    try:
+        match = wrong_frame(candidate, grade.stage, sheet.alternates, tolerance=tolerance)
+    except Exception as exc:
+        raise GradingCrash(f"the wrong-frame check failed with {type(exc).__name__}: "
+                           f"{exc}") from exc
+    if match is None:
+        return grade
+    note = frame_note(match, sheet.target, lang)
+    return replace(grade, message=f"{note} {grade.message}".strip(),
+                   wrong_frame=match.frame.frame)

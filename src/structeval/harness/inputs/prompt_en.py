@@ -150,6 +150,9 @@ FEEDBACK = {
            "figure follows. Read the members, supports, hinges, loads and dimensions from its "
            "entities (lines, arcs, circles, texts, blocks, dimensions); take lengths from the "
            "dimension values written on the drawing.",
+    "sheet": "{statement} The drawing is a sheet of several views: its plan, elevations, "
+             "load table and notes hold every value you need (derive the frame's loads from "
+             "the load table, the plan's spacings and the notes).",
     "tiles": "The first image is the whole drawing ({width} x {height} pixels), downscaled. "
              "{count} overlapping tiles follow, each labelled with its pixel box in the frame "
              "of the full-size drawing (x from the left edge, y from the top edge); read small "

@@ -91,13 +91,20 @@ def system_prompt(prompt_type: str, lang: str = "en") -> str:
     return "\n\n".join((t.INTRO, t.SCHEMA, example, t.ANSWER[prompt_type])) + "\n"
 
 
-def task_text(notes: str | None, lang: str = "en", modality: str = "image") -> str:
+def task_text(notes: str | None, lang: str = "en", modality: str = "image",
+              statement: str | None = None) -> str:
     """The words sent with the drawing; with ``modality="dxf"`` a paragraph saying that the
     DXF file's text follows instead of an image; the task's notes (e.g. "pin-jointed
-    truss"), as the dataset stores them, last."""
+    truss"), as the dataset stores them, last. A drawing sheet's ``statement`` ("Model the
+    frame on grid line 3 under load case 1.") follows the request, with the sentence that
+    the sheet holds every value needed: a sheet shows several frames, so without it the
+    task would not say which one to model."""
     if modality not in MODALITIES:
         raise ValueError(f"unknown modality {modality!r}; one of {', '.join(MODALITIES)}")
     parts = [feedback("task", lang)]
+    statement = (statement or "").strip()
+    if statement:
+        parts.append(feedback("sheet", lang, statement=statement))
     if modality == "dxf":
         parts.append(feedback("dxf", lang))
     notes = (notes or "").strip()

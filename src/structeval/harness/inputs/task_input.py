@@ -151,7 +151,13 @@ def prepare_input(task: Any, modality: str, *, max_image_bytes: int = MAX_IMAGE_
                   max_dxf_bytes: int = MAX_DXF_BYTES, image_mode: str = "fit",
                   lang: str = "en") -> TaskInput:
     """Encode a task's input; ImageError / DxfError (both StructEvalError) when it cannot be
-    sent. ``image_mode="tiles"`` adds the tiles (labelled in ``lang``) after the overview."""
+    sent. ``image_mode="tiles"`` adds the tiles (labelled in ``lang``) after the overview.
+    A task the loader found unshowable (``task.unavailable``: a sheet image missing or not
+    the one recorded) raises ImageError with the loader's sentence, so every path that
+    shows a task (run, dry run, batch, rescore, inspect) counts it unavailable."""
+    unavailable = getattr(task, "unavailable", None)
+    if isinstance(unavailable, str) and unavailable:
+        raise ImageError(unavailable)
     if modality == "dxf":
         path = getattr(task, "dxf_path", None)
         if path is None:
@@ -163,10 +169,19 @@ def prepare_input(task: Any, modality: str, *, max_image_bytes: int = MAX_IMAGE_
     return TaskInput("image", encode_image(task.image_path, max_image_bytes, max_image_side))
 
 
+def task_statement(task: Any, lang: str = "en") -> str | None:
+    """What a drawing-sheet task asks (which frame, which load case) in ``lang``; None for
+    a task that is no sheet. Only the statement leaves the task: the prompt never sees
+    the sheet's other frames."""
+    sheet = getattr(task, "sheet", None)
+    statement_in = getattr(sheet, "statement_in", None)
+    return statement_in(lang) if callable(statement_in) else None
+
+
 def has_input(task: Any, modality: str) -> bool:
     """Whether the task can be shown in this modality (a DXF run skips tasks without one)."""
     return modality != "dxf" or getattr(task, "dxf_path", None) is not None
 
 
 __all__ = ["IMAGE_MODES", "MAX_DXF_BYTES", "DxfError", "DxfText", "ImageError", "TaskInput",
-           "has_input", "prepare_input", "read_dxf"]
+           "has_input", "prepare_input", "read_dxf", "task_statement"]

@@ -27,7 +27,14 @@ from ..client.transport import ChatReply, ChatTransport, RequestRejected, Servic
 from ..common.settings import GradingSettings, TransportSettings
 from ..inputs.images import MAX_IMAGE_BYTES
 from ..inputs.prompts import repair_text, task_text
-from ..inputs.task_input import MAX_DXF_BYTES, DxfError, ImageError, TaskInput, prepare_input
+from ..inputs.task_input import (
+    MAX_DXF_BYTES,
+    DxfError,
+    ImageError,
+    TaskInput,
+    prepare_input,
+    task_statement,
+)
 from .ask import Asked, ask
 from .batch_store import BatchAnswers
 from .cost import CostMeter, Prices
@@ -93,10 +100,13 @@ def task_fingerprint(task: TaskLike, shown: Any) -> str:
     """Identity of what the model is asked and graded on; a finished task is only reused
     by --resume while this is unchanged (new ground truth, image, DXF or notes → run
     again). ``shown`` is the encoded input (its ``identity``: the original image file's
-    sha256, or the DXF text's)."""
+    sha256, or the DXF text's); a sheet task's statements count too."""
     identity = getattr(shown, "identity", None) or shown.sha256
     digest = hashlib.sha256()
-    for part in (dumps_model(task.model, indent=None), identity, task.notes or ""):
+    # a drawing sheet's statement is part of the question (which frame, which load case)
+    asked = [task_statement(task, lang) or "" for lang in ("en", "zh")] \
+        if getattr(task, "sheet", None) is not None else []
+    for part in (dumps_model(task.model, indent=None), identity, task.notes or "", *asked):
         digest.update(part.encode("utf-8"))
         digest.update(b"\0")
     return digest.hexdigest()
@@ -107,7 +117,8 @@ def conversation(system: str, task: TaskLike, shown: TaskInput, grading: Grading
                  traced: bool = False) -> list[dict[str, Any]]:
     """The messages of an attempt: system prompt, the task (text and drawing), and for a
     repair the previous answer and its feedback."""
-    text = task_text(task.notes, grading.lang, grading.modality)
+    text = task_text(task.notes, grading.lang, grading.modality,
+                     task_statement(task, grading.lang))
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system},
         {"role": "user", "content": shown.parts(text, traced=traced)},
@@ -218,6 +229,7 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
     tokens, costs, seen = Tokens(), Costs(), Seen()
     budget = ctx.transport.policy.budget()  # backoff seconds this task may still wait
     grades: list[tuple[float, str, tuple[str, ...]]] = []
+    frames: list[str | None] = []  # the wrong frame each graded attempt modelled, if any
     previous: tuple[str, str] | None = None
     g = ctx.grading
     for attempt in range(1, g.max_retries + 2):
@@ -257,7 +269,8 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
         request = _request_fields(ctx, traced, reply.sent, reply.image_detail)
         try:
             graded = grade_answer(task.model, reply.text, tolerance=g.tolerance,
-                                  grader=ctx.grader, lang=g.lang)
+                                  grader=ctx.grader, lang=g.lang,
+                                  sheet=getattr(task, "sheet", None))
         except GradingCrash as exc:
             ctx.record("attempt", run, {**head, "request": request, "outcome": "grading_error",
                                         "response": _response_fields(asked), "error": str(exc),
@@ -270,23 +283,28 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
                                     "cost_usd": spent.usd if ctx.prices else None,
                                     "latency_s": round(reply.latency_s, 3)})
         grades.append((graded.grade.ratio, graded.grade.stage, answer_flags(reply)))
+        frames.append(graded.grade.wrong_frame)
         if graded.grade.ratio >= 1.0:
             break
         previous = (reply.text, repair_text(graded.grade.stage, graded.grade.message, g.lang))
     return _finish(ctx, scored_result(base, grades, tokens=tokens, fingerprint=fingerprint,
-                                      costs=costs, seen=seen))
+                                      costs=costs, seen=seen, wrong_frames=frames))
 
 
 def scored_result(base: dict[str, Any], grades: list[tuple[float, str, tuple[str, ...]]], *,
-                  tokens: Tokens, fingerprint: str, costs: Costs, seen: Seen) -> TaskResult:
+                  tokens: Tokens, fingerprint: str, costs: Costs, seen: Seen,
+                  wrong_frames: list[str | None] | None = None) -> TaskResult:
     """A scored task from its attempts' (ratio, stage, answer flags), first attempt first: the
-    best credit (the first attempt reaching it) is the task's."""
+    best credit (the first attempt reaching it) is the task's, and so is the wrong frame
+    that attempt modelled (``wrong_frames``, one per attempt, on a drawing sheet)."""
     best = best_attempt([(ratio, stage) for ratio, stage, _ in grades])
+    frames = wrong_frames or []
     return TaskResult(**base, status=SCORED, ratio=grades[best][0], stage=grades[best][1],
                       first_attempt_ratio=grades[0][0], first_attempt_stage=grades[0][1],
                       attempts=len(grades), tokens=tokens, best_attempt=best + 1,
                       fingerprint=fingerprint, first_flags=grades[0][2],
-                      best_flags=grades[best][2], costs=costs, seen=seen)
+                      best_flags=grades[best][2], costs=costs, seen=seen,
+                      wrong_frame=frames[best] if best < len(frames) else None)
 
 
 def best_attempt(grades: list[tuple[float, str]]) -> int:

@@ -320,7 +320,7 @@ def _regraded(task: Any, base: dict[str, Any], old: TaskResult, graded: list[Gra
     first, repairs = graded[0], graded[1:]
     try:
         new = grade_answer(task.model, first.text or "", tolerance=tolerance, grader=grader,
-                           lang=lang)
+                           lang=lang, sheet=getattr(task, "sheet", None))
     except GradingCrash as exc:
         raise RescoreError(f"task {_shown(task.id)}: {exc}") from None
     grades = [(new.grade.ratio, new.grade.stage, old.first_flags)]
@@ -329,8 +329,9 @@ def _regraded(task: Any, base: dict[str, Any], old: TaskResult, graded: list[Gra
     rewritten += [_annotated(a.record, False) for a in repairs]
     rewritten += [_annotated(a, False) for a in mine if a.get("outcome") != "graded"]
     fingerprint = _fingerprint(task, modality, first.record, old.fingerprint, input_changed)
+    frames = [new.grade.wrong_frame, *(a.wrong_frame for a in repairs)]
     return scored_result(base, grades, tokens=old.tokens, fingerprint=fingerprint,
-                         costs=old.costs, seen=old.seen), rewritten
+                         costs=old.costs, seen=old.seen, wrong_frames=frames), rewritten
 
 
 def _recorded_tolerance(grading: dict[str, Any]) -> float:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...scoring.frames import FRAME_NAME
 from ...statistics.factors import factor_summary
 from ...statistics.groups import group_row
 from ...statistics.groups import percent as _pct
@@ -168,6 +169,12 @@ class TaskResult:
     costs: Costs = field(default_factory=Costs)
     seen: Seen = field(default_factory=Seen)
     stopped: bool = False  # not run: --max-cost was reached first (never written to the trace)
+    wrong_frame: str | None = None  # a sheet's other frame the best attempt modelled
+
+    def _frame(self) -> dict[str, Any]:
+        """``wrong_frame`` where one was diagnosed (absent otherwise, so the files of a run
+        without sheets are what they were)."""
+        return {"wrong_frame": self.wrong_frame} if self.wrong_frame else {}
 
     @property
     def score(self) -> float:
@@ -184,7 +191,8 @@ class TaskResult:
         """The task's line in results.json."""
         return {"id": self.id, **self._common(), "tokens": self.tokens.total,
                 "reason": self.reason, "first_attempt_flags": list(self.first_flags),
-                "flags": list(self.best_flags), "cost_usd": _usd(self.costs.usd)}
+                "flags": list(self.best_flags), "cost_usd": _usd(self.costs.usd),
+                **self._frame()}
 
     def trace_record(self) -> dict[str, Any]:
         """The ``task`` record of trace.jsonl (type/session/elapsed are added by the writer)."""
@@ -192,7 +200,7 @@ class TaskResult:
                 "tokens": self.tokens.to_json(), "fingerprint": self.fingerprint,
                 "reason": self.reason, "first_attempt_flags": list(self.first_flags),
                 "flags": list(self.best_flags), "cost": self.costs.to_json(),
-                "seen": self.seen.to_json()}
+                "seen": self.seen.to_json(), **self._frame()}
 
     @classmethod
     def from_trace_record(cls, rec: dict[str, Any]) -> TaskResult:
@@ -227,7 +235,8 @@ class TaskResult:
                    presentation=_factors(rec.get("presentation")),
                    first_flags=_flags(rec.get("first_attempt_flags")),
                    best_flags=_flags(rec.get("flags")), costs=Costs.from_json(rec.get("cost")),
-                   seen=Seen.from_json(rec.get("seen")))
+                   seen=Seen.from_json(rec.get("seen")),
+                   wrong_frame=recorded_frame(rec.get("wrong_frame")))
 
 
 def _ratio(value: Any, name: str) -> float:
@@ -248,6 +257,16 @@ def recorded_grade(verdict: Any, flags: Any) -> tuple[float, str, tuple[str, ...
     if stage is None:
         raise ValueError("verdict has no stage")
     return _ratio(verdict.get("ratio"), "verdict ratio"), stage, _flags(flags)
+
+
+def recorded_frame(value: Any) -> str | None:
+    """A recorded wrong frame: a short name (a sheet's frame names are), else ValueError —
+    it is shown in reports, so an edited one must not carry anything else there."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not FRAME_NAME.fullmatch(value):
+        raise ValueError(f"wrong_frame {value!r:.40} is not a frame name")
+    return value
 
 
 def _optional_ratio(value: Any) -> float | None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .results import TaskResult, recorded_grade
+from .results import TaskResult, recorded_frame, recorded_grade
 
 Key = tuple[int, str]  # (run index, task id)
 
@@ -100,6 +100,7 @@ class GradedAttempt:
     flags: tuple[str, ...]
     text: str | None  # the stored answer (None: not stored)
     record: dict[str, Any]  # the record as read
+    wrong_frame: str | None = None  # the sheet's other frame it modelled, as recorded
 
 
 def graded_attempt(rec: dict[str, Any]) -> GradedAttempt:
@@ -118,6 +119,7 @@ def graded_attempt(rec: dict[str, Any]) -> GradedAttempt:
         raise ValueError(f"attempt {number}: answer text {text!r} is not a string")
     try:
         ratio, stage, flags = recorded_grade(rec.get("verdict"), response.get("flags"))
+        frame = recorded_frame(rec["verdict"].get("wrong_frame"))
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"attempt {number}: {short_reason(exc)}") from None
-    return GradedAttempt(number, ratio, stage, flags, text, rec)
+    return GradedAttempt(number, ratio, stage, flags, text, rec, frame)
