@@ -42,6 +42,20 @@ class RequestRejected(ServiceUnavailable):
     """The API refused this particular request (e.g. HTTP 400): retrying cannot help."""
 
 
+class ToolsRefused(RequestRejected):
+    """The endpoint refused a request because it carried tools (``--image-mode zoom``): the
+    server or model has no tool calling, so no zoom request can succeed. One sentence that
+    names the modes that need none."""
+
+    SENTENCE = "the server refused tool calling; run with --image-mode tiles or fit"
+
+    def __init__(self, incidents: list[Incident]):
+        super().__init__(incidents)
+        last = incidents[-1] if incidents else None
+        said = f" (HTTP {last.status}: {last.message.rstrip('.')})" if last else ""
+        self.args = (self.SENTENCE.replace(";", said + ";", 1),)
+
+
 class ServiceFatal(StructEvalError):
     """Credentials, permissions, the model name or a parameter are wrong: no task can
     succeed."""
