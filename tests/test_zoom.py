@@ -314,3 +314,21 @@ def test_the_dry_run_bound_counts_every_request_of_the_exchange():
     repaired = zoom_bound(text=100, overview=765, crop=765, answer=50, zooms=2, repairs=1)
     after = base + 2 * (765 + step) + 50 + 150  # the first attempt, its answer, feedback
     assert repaired.max_prompt == bound.first_prompt + after * 4 + (1 + 2 + 2) * (765 + step)
+
+
+def test_reports_show_a_zoom_run_in_its_own_row_and_compare_pairs_it(tmp_path):
+    from structeval.reports.compare import compare_runs, format_comparison
+    from structeval.reports.leaderboard import leaderboard
+    from structeval.reports.runfiles import load_results
+    from tests.test_factors_compare import write
+
+    a, b = write(tmp_path / "a", 2), write(tmp_path / "b", 3)
+    manifest = json.loads((a / "run.json").read_text())
+    manifest["grading"].update(image_mode="zoom", max_zooms=8)
+    (a / "run.json").write_text(json.dumps(manifest))
+    rows = [line for line in leaderboard([load_results(a), load_results(b)]).splitlines()
+            if line.startswith("| 1 ") or line.startswith("| 2 ")]
+    assert any("| image, zoom |" in row for row in rows)
+    assert sum("zoom" in row for row in rows) == 1
+    text = format_comparison(compare_runs(load_results(a), load_results(b)))
+    assert "Image mode: A zoom, B fit" in text
