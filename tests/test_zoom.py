@@ -20,11 +20,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 
 from structeval.harness import GradingSettings, ResponseCache, RetryPolicy, Session
 from structeval.harness.common.settings import TransportSettings
 from structeval.harness.common.trace import Redactor, read_trace
+from structeval.harness.inputs.images import encode_bytes, png_bytes
+from structeval.harness.inputs.zoom import ZoomSheet
 from structeval.harness.run.cost import Prices
 from structeval.harness.run.dry_run import CALL_TEXT_TOKENS, CALL_TOKENS, zoom_bound
 from tests.fakeserver import fixture as fx
@@ -33,6 +37,8 @@ from tests.fakeserver.server import Answer, Call, Fail, FakeOpenAI, Raw, ToolCal
 
 WIDTH, HEIGHT = 1200, 500
 PRICES = Prices(2.5, 10.0, "test")
+SMALL_SHEET = ZoomSheet(encode_bytes(png_bytes(Image.new("RGB", (40, 30), "white")),
+                                     "image/png"), Image.new("RGB", (40, 30), "white"), "en", 8)
 
 
 def _box(x: float, y: float, w: float, h: float) -> str:
@@ -182,6 +188,22 @@ def test_bad_boxes_and_calls_are_answered_and_the_attempt_goes_on(task, tmp_path
     assert all("crop" not in c for c in calls)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80) | st.dictionaries(
+    st.sampled_from(["x", "y", "width", "height", "z"]),
+    st.integers(-10**400, 10**400) | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=3) | st.booleans() | st.none(), max_size=5).map(json.dumps),
+    st.sampled_from(["zoom", "pan", "", "zoom\u0000"]))
+def test_no_arguments_make_a_zoom_answer_raise(arguments, name):
+    answer = SMALL_SHEET.answer(name, arguments, 1)
+    assert answer.outcome in ("cropped", "clamped", "outside", "size", "arguments",
+                              "unknown") and answer.text
+    if answer.image is not None:  # a crop is the native pixels of the box it names
+        box = answer.box
+        assert 0 <= box.x < box.x + box.width <= 40 and 0 <= box.y < box.y + box.height <= 30
+        assert max(answer.image.pixels) <= 768
+
+
 def test_too_many_calls_get_the_limit_message_then_a_typed_end(task, tmp_path):
     keeps_calling = Sequence(ToolCalls((("zoom", _box(0, 0, 50, 50)),)))
     with FakeOpenAI(keeps_calling) as server:
@@ -195,7 +217,7 @@ def test_too_many_calls_get_the_limit_message_then_a_typed_end(task, tmp_path):
     zoom = _attempts(tmp_path / "k")[0]["zoom"]
     assert zoom["end"] == "limit" and "after the limit of 2 calls" in zoom["note"]
     assert [c["outcome"] for r in zoom["requests"] for c in r["calls"]] == [
-        "cropped", "cropped", "limit"]
+        "cropped", "cropped", "limit", "unanswered"]
 
     heeds = Sequence(*[ToolCalls((("zoom", _box(0, 0, 50, 50)),))] * 3, _correct())
     with FakeOpenAI(heeds) as server:

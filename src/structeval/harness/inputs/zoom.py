@@ -42,7 +42,8 @@ _FIELDS = ("x", "y", "width", "height")
 class ZoomAnswer:
     """What one call gets: the tool message's text, and for a crop the image with the
     label that precedes it in the user message that follows. ``outcome`` is cropped |
-    clamped | outside | size | arguments | unknown | limit."""
+    clamped | outside | size | arguments | unknown | limit (answered with the limit
+    message) | unanswered (a call after the limit message: the attempt ended)."""
 
     outcome: str
     text: str
@@ -67,9 +68,14 @@ def _listed(box: Box) -> list[int]:
 
 
 def _number(value: Any) -> float | None:
+    """A finite number, else None (a bool, a text, NaN, an integer too large for a float)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 class ZoomSheet:

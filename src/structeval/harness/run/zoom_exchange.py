@@ -93,7 +93,8 @@ def run_exchange(sheet: ZoomSheet, messages: list[dict[str, Any]],
             return Exchange(turns, "malformed")
         if not reply.tool_calls:
             return Exchange(turns, "answer")
-        if warned:
+        if warned:  # the calls stay unanswered; the trace still lists them
+            turn.calls += [(call, ZoomAnswer("unanswered", "")) for call in reply.tool_calls]
             return Exchange(turns, "limit")
         content = reply.text or None
         messages.append({"role": "assistant", "content": content,
