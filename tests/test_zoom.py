@@ -354,3 +354,51 @@ def test_reports_show_a_zoom_run_in_its_own_row_and_compare_pairs_it(tmp_path):
     assert sum("zoom" in row for row in rows) == 1
     text = format_comparison(compare_runs(load_results(a), load_results(b)))
     assert "Image mode: A zoom, B fit" in text
+
+
+# ---------------------------------------------------------------- replies, cache entries
+
+
+def test_tool_calls_are_read_whole_and_streamed_and_a_bad_shape_is_named():
+    from structeval.harness.client.response import StreamAssembler, parse_completion
+
+    def body(calls):
+        return {"choices": [{"message": {"content": None, "tool_calls": calls},
+                             "finish_reason": "tool_calls"}]}
+
+    whole = parse_completion(body([{"id": "c1", "type": "function", "function": {
+        "name": "zoom", "arguments": {"x": 1, "y": 2, "width": 3, "height": 4}}}]))
+    assert [(c.id, c.name) for c in whole.tool_calls] == [("c1", "zoom")]
+    assert json.loads(whole.tool_calls[0].arguments)["height"] == 4  # an object is taken
+    assert whole.tool_problem is None
+    assert "not a list" in parse_completion(body({"id": "c1"})).tool_problem
+    assert "has no id" in parse_completion(body([{"function": {"name": "zoom",
+                                                               "arguments": "{}"}}])).tool_problem
+    many = [{"id": f"c{k}", "function": {"name": "zoom", "arguments": "{}"}} for k in range(70)]
+    assert "more than 64" in parse_completion(body(many)).tool_problem
+
+    stream = StreamAssembler()
+    for delta in ({"tool_calls": [{"index": 0, "id": "c9", "function": {"name": "zoom",
+                                                                        "arguments": '{"x": '}}]},
+                  {"tool_calls": [{"index": 0, "function": {"arguments": "5}"}}]}):
+        stream.feed({"choices": [{"delta": delta, "finish_reason": None}]})
+    stream.feed({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]})
+    read = stream.result()
+    assert [(c.id, c.arguments) for c in read.tool_calls] == [("c9", '{"x": 5}')]
+    bad = StreamAssembler()
+    bad.feed({"choices": [{"delta": {"tool_calls": [{"id": "c1"}]}, "finish_reason": None}]})
+    assert "without a usable index" in bad.result().tool_problem
+
+
+def test_a_cache_entry_keeps_tool_calls_and_refuses_a_forged_one():
+    from structeval.harness.client.tool_calls import ToolCall
+    from structeval.harness.run.response_cache import StoredReply
+
+    call = ToolCall("c1", "zoom", _box(1, 2, 3, 4))
+    stored = StoredReply("", "tool_calls", 1, 2, 3, "reported", None, None, None, None, 0.1,
+                         (call,))
+    assert StoredReply.from_json(stored.to_json()) == stored
+    forged = {**stored.to_json(), "tool_calls": [{"id": 5, "function": {}}]}
+    assert StoredReply.from_json(forged) is None
+    plain = StoredReply("a", "stop", 1, 2, 3, "reported", None, None, None, None, 0.1)
+    assert "tool_calls" not in plain.to_json()  # entries without calls are as before
