@@ -259,6 +259,8 @@ def test_the_cli_stops_on_a_server_refusing_tools_as_on_any_repeated_4xx(tmp_pat
     assert done.returncode == 4, done.stderr
     assert "Traceback" not in done.stderr
     assert "refused with HTTP 400" in done.stderr and REFUSAL in done.stderr
+    assert "the server refused tool calling: run with --image-mode tiles or fit" in \
+        done.stderr and "check --api-base" not in done.stderr
 
 
 def test_tool_calls_in_a_shape_that_cannot_be_answered_are_a_typed_outcome(task, tmp_path):

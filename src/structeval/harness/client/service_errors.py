@@ -22,6 +22,7 @@ class Incident:
     status: int | None
     message: str
     wait_s: float | None = None  # the delay before the next try; None if none followed
+    advice: str | None = None  # what the user can do, when the failure itself says it
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "status": self.status, "message": self.message,
@@ -47,7 +48,8 @@ class ToolsRefused(RequestRejected):
     server or model has no tool calling, so no zoom request can succeed. One sentence that
     names the modes that need none."""
 
-    SENTENCE = "the server refused tool calling; run with --image-mode tiles or fit"
+    ADVICE = "run with --image-mode tiles or fit"
+    SENTENCE = f"the server refused tool calling; {ADVICE}"
 
     def __init__(self, incidents: list[Incident]):
         super().__init__(incidents)

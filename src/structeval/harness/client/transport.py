@@ -266,6 +266,8 @@ class ChatTransport:
                 if tools and rejection.status in (400, 422) and \
                         _TOOLS_REFUSAL.search(rejection.haystack()) and \
                         not rejection.names(plan.sent_names(self.stream)):
+                    incident = replace(incident, advice=f"the server refused tool calling: "
+                                                        f"{ToolsRefused.ADVICE}")
                     if probe:
                         self.negotiator.release()
                     self._watch(incident)
