@@ -2,7 +2,9 @@
 
 Only the last failed exchange is kept in context (system prompt, the drawing,
 the previous answer, the feedback): the conversation never grows with the
-number of attempts, and each repair is judged on the same footing. The first
+number of attempts, and each repair is judged on the same footing (except with
+``--image-mode zoom``, where an attempt is itself a conversation of tool calls and crops,
+:mod:`.zoom_exchange`, and a repair continues it, so the crops stay in view). The first
 attempt's credit is pass@1; the best credit over all attempts is the task's
 score. Every attempt is written to the trace the moment it is graded, with what
 was actually sent (the negotiated parameters), whether the reply came from the
