@@ -308,23 +308,34 @@ def test_secrets_never_reach_the_trace_or_the_cache(task, tmp_path):
 
 
 def test_zoom_options_that_cannot_work_are_usage_errors(tmp_path):
+    from click.testing import CliRunner
+
+    from structeval.harness.command.cli import main
+
     fx.build_dataset(tmp_path / "data", ["beam_t02"])
     with FakeOpenAI(Sequence(_correct())) as server:
-        base = common(server, tmp_path / "data", tmp_path / "o")
-        batch = run_eval(*base, "--image-mode", "zoom", "--batch")
-        zero = run_eval(*base, "--image-mode", "zoom", "--max-zooms", "0")
-        fit = run_eval(*base, "--max-zooms", "3")
-        dry = run_eval(*base, "--image-mode", "zoom", "--max-zooms", "4", "--dry-run",
-                       "--price-in", "2.5", "--price-out", "10")
+        base = [*common(server, tmp_path / "data", tmp_path / "o"), "--api-key", fx.SECRET_KEY]
+
+        def cli(*extra: str):
+            return CliRunner().invoke(main, [*base, *extra])
+
+        batch = cli("--image-mode", "zoom", "--batch")
+        zero = cli("--image-mode", "zoom", "--max-zooms", "0")
+        fit = cli("--max-zooms", "3")
+        tools = cli("--image-mode", "zoom", "--extra-body", '{"tool_choice": "none"}')
+        dry = cli("--image-mode", "zoom", "--max-zooms", "4", "--dry-run", "--price-in", "2.5",
+                  "--price-out", "10")
         assert not server.calls
-    assert [batch.returncode, zero.returncode, fit.returncode] == [2, 2, 2]
-    assert "--batch cannot be combined with --image-mode zoom" in batch.stderr
-    assert "--max-zooms" in zero.stderr and "0 is not in the range" in zero.stderr
-    assert "--max-zooms goes with --image-mode zoom" in fit.stderr
-    assert dry.returncode == 0, dry.stderr
-    assert "every figure is an upper bound" in dry.stdout and "6 requests per attempt" in \
-        dry.stdout
-    assert all("Traceback" not in d.stderr for d in (batch, zero, fit, dry))
+    assert [r.exit_code for r in (batch, zero, fit, tools)] == [2, 2, 2, 2]
+    assert "--batch cannot be combined with --image-mode zoom" in batch.output
+    assert "--max-zooms" in zero.output and "0 is not in the range" in zero.output
+    assert "--max-zooms goes with --image-mode zoom" in fit.output
+    assert "--extra-body may not set tool_choice" in tools.output
+    assert dry.exit_code == 0, dry.output
+    assert "every figure is an upper bound" in dry.output and "6 requests per attempt" in \
+        dry.output
+    assert all(r.exception is None or isinstance(r.exception, SystemExit)
+               for r in (batch, zero, fit, tools, dry))
 
 
 def test_the_dry_run_bound_counts_every_request_of_the_exchange():
