@@ -329,3 +329,80 @@ def test_inspect_prints_a_bad_parameter_as_one_sentence(data):
     assert proc.returncode != 0
     assert "Traceback" not in output
     assert "nosuch" in output or "no task matches" in output
+
+
+# ---------------------------------------------------------------- image_mode=zoom
+
+
+def _zoom_outputs(*steps):
+    """mockllm outputs: a dict is a zoom call with those arguments, a string an answer
+    (usage given, so mockllm counts no tokens itself)."""
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    outputs = [ModelOutput.for_tool_call("mockllm/model", "zoom", step)
+               if isinstance(step, dict) else ModelOutput.from_content("mockllm/model", step)
+               for step in steps]
+    for output in outputs:
+        output.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+    return outputs
+
+
+def _zoom_eval(root, tmp_path, steps, **params):
+    from inspect_ai.model import get_model
+
+    from structeval.inspect_task import structeval
+
+    model = get_model("mockllm/model", custom_outputs=_zoom_outputs(*steps))
+    log = inspect_ai.eval(structeval(data_dir=str(root), filter="beam_t02", max_retries=0,
+                                     image_mode="zoom", **params),
+                          model=model, log_dir=str(tmp_path / "logs"), display="none")[0]
+    assert log.status == "success", log.error
+    from inspect_ai.log import resolve_sample_attachments
+
+    return resolve_sample_attachments(log.samples[0])
+
+
+def test_image_mode_zoom_offers_an_inspect_tool_that_returns_the_crop(data, tmp_path):
+    from inspect_ai.model import ChatMessageTool, ContentImage
+
+    root, tasks = data
+    answer = fx.tagged(fx.GT_MODELS["beam_t02"])
+    sample = _zoom_eval(root, tmp_path, [{"x": 0, "y": 0, "width": 30, "height": 20},
+                                         {"x": -10, "y": 40, "width": 30, "height": 20},
+                                         answer])
+    assert sample.scores["staged_credit"].value == 1.0
+    tools = [m for m in sample.messages if isinstance(m, ChatMessageTool)]
+    assert len(tools) == 2
+    assert "cropped x 0-30, y 0-20 (30 x 20 full-size pixels)" in tools[0].text
+    assert "clamped" in tools[1].text and "cropped x 0-20, y 40-48" in tools[1].text
+    crops = [c for c in tools[0].content if isinstance(c, ContentImage)]
+    from structeval.harness.inputs.zoom import zoom_sheet
+
+    expected = zoom_sheet(tasks["beam_t02"].image_path).answer(
+        "zoom", '{"x": 0, "y": 0, "width": 30, "height": 20}', 1)
+    assert [c.image for c in crops] == [expected.image.data_url]  # run_eval's crop
+    first = sample.messages[1].content
+    assert "call the zoom function" in first[1].text
+
+
+def test_image_mode_zoom_in_inspect_stops_after_the_limit(data, tmp_path):
+    from inspect_ai.model import ChatMessageTool
+
+    root, _ = data
+    box = {"x": 0, "y": 0, "width": 8, "height": 8}
+    sample = _zoom_eval(root, tmp_path, [box, box, box, box], max_zooms=1)
+    tools = [m.text for m in sample.messages if isinstance(m, ChatMessageTool)]
+    assert len(tools) == 2 and "limit of 1 per answer is reached" in tools[1]
+    assert sample.scores["staged_credit"].value == 0.0  # no answer after the limit
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"image_mode": "zoom", "max_zooms": 0}, "max_zooms must be an integer 1-64"),
+    ({"image_mode": "tiles", "max_zooms": 3}, "goes with image_mode=zoom"),
+])
+def test_bad_zoom_parameters_are_refused_clearly(data, args, message):
+    from structeval.inspect_task import TaskParameterError, structeval
+
+    root, _ = data
+    with pytest.raises(TaskParameterError, match=message):
+        structeval(data_dir=str(root), **args)

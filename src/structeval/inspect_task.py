@@ -25,7 +25,8 @@ Task parameters mirror the CLI (``-T max_retries=0``, ``-T prompt_type=strict``,
 ``-T split=hard``, ``-T category=beam,frame``, ``-T difficulty=4,5``,
 ``-T presentation=language=en``, ``-T lang=en``, ``-T data_dir=DIR|hf://…``,
 ``-T limit=20``, ``-T filter=beam-*``, ``-T tolerance=0.02``, ``-T modality=dxf``,
-``-T max_image_side=1568``, ``-T image_detail=high``, ``-T image_mode=tiles``); the tasks
+``-T max_image_side=1568``, ``-T image_detail=high``, ``-T image_mode=tiles``,
+``-T image_mode=zoom -T max_zooms=8``); the tasks
 are selected by the CLI's own selection (:func:`structeval.harness.tasks.select_tasks`),
 so ``limit`` takes the same tasks. A parameter that cannot be used is one sentence (inspect
 prints it without a traceback), never a crash. Installed with
@@ -33,11 +34,21 @@ prints it without a traceback), never a crash. Installed with
 
 This module imports inspect_ai at the top, so nothing else in the package imports it;
 its imports are absolute so that inspect can load it by file path.
+
+``image_mode=zoom`` uses inspect's own tool support: the sample carries the overview
+and the zoom paragraph, the solver offers a ``zoom`` tool (the CLI's definition,
+answers and crops: :class:`structeval.harness.inputs.zoom.ZoomSheet`) whose result is
+the tool text and the crop image (inspect moves the image into a user message for
+providers whose tool messages take text only, as the CLI does), and generates one
+step at a time: after ``max_zooms`` calls the tool answers with the limit message,
+and a call after that ends the attempt, its reply graded as the answer. A repair
+continues the conversation, with the count of calls starting again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -61,6 +72,7 @@ from inspect_ai.scorer import (
     scorer,
 )
 from inspect_ai.solver import Generate, TaskState, solver
+from inspect_ai.tool import Tool, ToolDef, ToolResult
 
 from structeval.dataset import Task as DatasetTask
 from structeval.dataset.benchmark import BENCHMARK
@@ -68,6 +80,7 @@ from structeval.dataset.errors import UnknownSplit
 from structeval.harness.answers.grading import grade_answer, language_grader
 from structeval.harness.client.negotiation import IMAGE_DETAILS
 from structeval.harness.common.settings import PROMPT_TYPES
+from structeval.harness.inputs.images import MAX_IMAGE_BYTES
 from structeval.harness.inputs.prompts import (
     LANGUAGES,
     MODALITIES,
@@ -82,6 +95,13 @@ from structeval.harness.inputs.task_input import (
     task_statement,
 )
 from structeval.harness.inputs.tasks import select_tasks
+from structeval.harness.inputs.zoom import (
+    DEFAULT_MAX_ZOOMS,
+    MAX_ZOOMS_LIMIT,
+    ZOOM,
+    ZoomSheet,
+    zoom_sheet,
+)
 from structeval.harness.run.repair_loop import best_attempt
 from structeval.model import Model, dumps_model
 from structeval.model.errors import StructEvalError
@@ -115,6 +135,54 @@ def register_ground_truth(items: Sequence[DatasetTask]) -> str:
 
 def _truth(key: str, sample_id: Any) -> Model:
     return _GROUND_TRUTH[key][str(sample_id)]
+
+
+#: Image files of the tasks of a zoom task, under the ground truth's key: the solver
+#: decodes a sample's image when the sample runs (holding every decoded sheet would cost
+#: gigabytes).
+_ZOOM_IMAGES: dict[str, dict[str, Any]] = {}
+
+
+class _ZoomCounter:
+    """The calls of one attempt: every call counts, refused ones too (as in run_eval)."""
+
+    def __init__(self) -> None:
+        self.used = 0
+
+
+def zoom_tool(sheet: ZoomSheet, counter: _ZoomCounter) -> Tool:
+    """The zoom tool of one sample: run_eval's definition (name, description, the four
+    numbers in the native pixel frame) and answers; a crop is returned as its tool text
+    and the image."""
+    definition = sheet.tools()[0]["function"]
+
+    async def execute(x: float, y: float, width: float, height: float) -> ToolResult:
+        counter.used += 1
+        if counter.used > sheet.max_zooms:
+            return sheet.limit_text()
+        answer = sheet.answer(ZOOM, json.dumps({"x": x, "y": y, "width": width,
+                                                "height": height}), counter.used)
+        if answer.image is None:
+            return answer.text
+        return [ContentText(text=f"{answer.text} {answer.label}"),
+                ContentImage(image=answer.image.data_url)]
+
+    descriptions = {name: spec["description"]
+                    for name, spec in definition["parameters"]["properties"].items()}
+    return ToolDef(execute, name=ZOOM, description=definition["description"],
+                   parameters=descriptions).as_tool()
+
+
+async def _zoom_attempt(state: TaskState, generate: Generate, sheet: ZoomSheet) -> TaskState:
+    """One attempt: generate step by step, each step's calls run by inspect, until a reply
+    without calls — or a call made after the limit message (the reply is the answer)."""
+    counter = _ZoomCounter()
+    state.tools = [zoom_tool(sheet, counter)]
+    while True:
+        warned = counter.used > sheet.max_zooms  # a call now ends the attempt unanswered
+        state = await generate(state, tool_calls="none" if warned else "single")
+        if not state.output.message.tool_calls or warned:
+            return state
 
 
 class TaskParameterError(ValueError, _ShownError):
@@ -190,14 +258,14 @@ def select_dataset_tasks(*, split: str | None, category: Any, difficulty: Any,
 
 def to_sample(item: DatasetTask, lang: str = "en", *, modality: str = "image",
               max_image_side: int | None = None, image_detail: str | None = None,
-              image_mode: str = "fit") -> Sample:
+              image_mode: str = "fit", max_zooms: int | None = None) -> Sample:
     """One task as an inspect sample: the text (in ``lang``) and the drawing — the image
     (downscaled past ``max_image_side``, with OpenAI's ``detail`` when given) or the DXF
     text; with ``image_mode="tiles"`` the overview and labelled tiles — exactly as run_eval
     sends them (the system prompt is added by the solver, as
     run_eval adds it per request)."""
     shown = prepare_input(item, modality, max_image_side=max_image_side,
-                          image_mode=image_mode, lang=lang)
+                          image_mode=image_mode, lang=lang, max_zooms=max_zooms)
     content: list[ContentText | ContentImage] = []
     for part in shown.parts(task_text(item.notes, lang, modality,
                                       task_statement(item, lang))):
@@ -227,10 +295,12 @@ def _attempt_record(graded: Any, attempt: int) -> dict[str, Any]:
 
 @solver
 def repair_loop(truth: str, *, prompt_type: str = "standard",
-                max_retries: int = 3, tolerance: float = 0.02, lang: str = "en") -> Any:
+                max_retries: int = 3, tolerance: float = 0.02, lang: str = "en",
+                max_zooms: int | None = None, max_image_side: int | None = None) -> Any:
     """Ask, grade, and after a failed answer ask again with the diagnosis, up to
-    ``max_retries`` repairs; only the last failed exchange is kept in context. Prompts,
-    feedback and diagnosis are in ``lang``."""
+    ``max_retries`` repairs; only the last failed exchange is kept in context (with
+    ``max_zooms``, zoom mode: the conversation goes on). Prompts, feedback and diagnosis
+    are in ``lang``."""
     system = ChatMessageSystem(content=system_prompt(prompt_type, lang))
     grader = language_grader(lang)
 
@@ -239,13 +309,22 @@ def repair_loop(truth: str, *, prompt_type: str = "standard",
         question = next(m for m in state.messages if isinstance(m, ChatMessageUser))
         attempts: list[dict[str, Any]] = []
         previous: tuple[str, str] | None = None
+        sheet = None
+        if max_zooms is not None:
+            sheet = zoom_sheet(_ZOOM_IMAGES[truth][str(state.sample_id)], MAX_IMAGE_BYTES,
+                               max_image_side, lang, max_zooms)
         for attempt in range(1, max_retries + 2):
-            messages: list[ChatMessage] = [system, question]
-            if previous is not None:
-                messages += [ChatMessageAssistant(content=previous[0]),
-                             ChatMessageUser(content=previous[1])]
-            state.messages = messages
-            state = await generate(state)
+            if sheet is not None:
+                state.messages = [system, question] if previous is None else [
+                    *state.messages, ChatMessageUser(content=previous[1])]
+                state = await _zoom_attempt(state, generate, sheet)
+            else:
+                messages: list[ChatMessage] = [system, question]
+                if previous is not None:
+                    messages += [ChatMessageAssistant(content=previous[0]),
+                                 ChatMessageUser(content=previous[1])]
+                state.messages = messages
+                state = await generate(state)
             text = state.output.completion
             graded = grade_answer(model, text, tolerance=tolerance, grader=grader, lang=lang,
                                   sheet=_sheet(truth, state.sample_id))
@@ -331,7 +410,7 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
                lang: str = "en", data_dir: str | None = None, limit: int | None = None,
                filter: str | None = None, tolerance: float = 0.02, modality: str = "image",
                max_image_side: int | None = None, image_detail: str | None = None,
-               image_mode: str = "fit") -> Task:
+               image_mode: str = "fit", max_zooms: int | None = None) -> Task:
     """StructuralEval: drawings of beams, frames and trusses → FrameCalc JSON, graded by an
     FE solver with staged partial credit. Parameters mirror ``run_eval.py``'s options."""
     if modality not in MODALITIES:
@@ -340,6 +419,13 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
     if image_mode not in IMAGE_MODES or (image_mode != "fit" and modality != "image"):
         raise TaskParameterError(f"image_mode must be one of {', '.join(IMAGE_MODES)} "
                                  f"(other than fit only with modality=image), got {image_mode!r}")
+    if max_zooms is not None and (image_mode != "zoom" or isinstance(max_zooms, bool)
+                                  or not isinstance(max_zooms, int)
+                                  or not 1 <= max_zooms <= MAX_ZOOMS_LIMIT):
+        raise TaskParameterError(f"max_zooms must be an integer 1-{MAX_ZOOMS_LIMIT} and goes "
+                                 f"with image_mode=zoom, got {max_zooms!r}")
+    if image_mode == "zoom":
+        max_zooms = max_zooms or DEFAULT_MAX_ZOOMS
     if image_detail is not None and image_detail not in IMAGE_DETAILS:
         raise TaskParameterError(f"image_detail must be one of {', '.join(IMAGE_DETAILS)}, "
                                  f"got {image_detail!r}")
@@ -369,21 +455,25 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
             raise TaskParameterError(f"none of the {len(chosen)} selected task(s) has a DXF "
                                      "file, so modality=dxf has nothing to send")
         samples = [to_sample(item, lang, modality=modality, max_image_side=max_image_side,
-                             image_detail=image_detail, image_mode=image_mode)
+                             image_detail=image_detail, image_mode=image_mode,
+                             max_zooms=max_zooms)
                    for item in shown]
         chosen = shown
     except StructEvalError as exc:
         raise TaskParameterError(str(exc)) from None
     truth = register_ground_truth(chosen)
+    if max_zooms is not None:
+        _ZOOM_IMAGES[truth] = {item.id: item.image_path for item in chosen}
     return Task(dataset=MemoryDataset(samples, name="structeval"),
                 solver=repair_loop(truth, prompt_type=prompt_type, max_retries=max_retries,
-                                   tolerance=float(tolerance), lang=lang),
+                                   tolerance=float(tolerance), lang=lang,
+                                   max_zooms=max_zooms, max_image_side=max_image_side),
                 scorer=staged_credit(truth, tolerance=float(tolerance), lang=lang),
                 config=GenerateConfig(temperature=0.0, max_tokens=8192),
                 metadata={"benchmark": "StructuralEval", "prompt_type": prompt_type,
                           "max_retries": max_retries, "lang": lang, "modality": modality,
                           "max_image_side": max_image_side, "image_detail": image_detail,
-                          "image_mode": image_mode})
+                          "image_mode": image_mode, "max_zooms": max_zooms})
 
 
 __all__: Sequence[str] = ["pass_at_1", "repair_loop", "staged_credit", "structeval",

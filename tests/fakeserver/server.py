@@ -111,7 +111,19 @@ class Huge:
     prefix: str = "<json>{}</json>"
 
 
-Reply = Answer | Fail | Cut | EchoAuth | Raw | RawStream | Trickle | Huge
+@dataclass(frozen=True)
+class ToolCalls:
+    """A reply that calls functions (``--image-mode zoom``): each call is (name, arguments
+    JSON text), given the ids ``call_<k>_<n>`` (``k`` this server's reply count, so ids
+    never repeat); streamed with each call's arguments in two fragments."""
+
+    calls: tuple[tuple[str, str], ...]
+    text: str | None = None
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+
+
+Reply = Answer | Fail | Cut | EchoAuth | Raw | RawStream | Trickle | Huge | ToolCalls
 
 
 @dataclass
@@ -296,6 +308,9 @@ class FakeOpenAI:
                 if isinstance(reply, Cut):
                     self._cut(reply, stream)
                     return
+                if isinstance(reply, ToolCalls):
+                    self._tool_calls(reply, stream, body.get("model", ""), len(server.calls))
+                    return
                 server.answered(call, reply.text)
                 time.sleep(reply.delay)
                 if stream:
@@ -341,6 +356,38 @@ class FakeOpenAI:
                     usage = _chunk_payload(model, None, None)
                     usage["usage"] = _usage(reply)
                     self._event(usage)
+                self._event("[DONE]")
+                self._chunk(b"")
+
+            def _tool_calls(self, reply: ToolCalls, stream: bool, model: str, k: int) -> None:
+                calls = [{"id": f"call_{k}_{n}", "type": "function",
+                          "function": {"name": name, "arguments": arguments}}
+                         for n, (name, arguments) in enumerate(reply.calls)]
+                usage = _usage(Answer("", reply.prompt_tokens, reply.completion_tokens))
+                if not stream:
+                    self._json(200, {"id": "chatcmpl-fake", "object": "chat.completion",
+                                     "created": 0, "model": model, "usage": usage,
+                                     "choices": [{"index": 0, "finish_reason": "tool_calls",
+                                                  "message": {"role": "assistant",
+                                                              "content": reply.text,
+                                                              "tool_calls": calls}}]})
+                    return
+                self._start_chunked()
+                if reply.text:
+                    self._event(_chunk_payload(model, {"content": reply.text}, None))
+                for n, call in enumerate(calls):
+                    arguments = call["function"]["arguments"]
+                    half = len(arguments) // 2
+                    first = {"index": n, "id": call["id"], "type": "function",
+                             "function": {"name": call["function"]["name"],
+                                          "arguments": arguments[:half]}}
+                    self._event(_chunk_payload(model, {"tool_calls": [first]}, None))
+                    rest = {"index": n, "function": {"arguments": arguments[half:]}}
+                    self._event(_chunk_payload(model, {"tool_calls": [rest]}, None))
+                self._event(_chunk_payload(model, {}, "tool_calls"))
+                end = _chunk_payload(model, None, None)
+                end["usage"] = usage
+                self._event(end)
                 self._event("[DONE]")
                 self._chunk(b"")
 

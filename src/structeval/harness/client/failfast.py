@@ -60,6 +60,7 @@ class FirstRequests:
         self._lock = threading.Lock()
         self._seen: list[tuple[str, int | None]] = []
         self._last = ""
+        self._advice: str | None = None
         self._armed = limit > 0
 
     def succeeded(self) -> None:
@@ -79,6 +80,7 @@ class FirstRequests:
                 return
             self._seen.append(sig)
             self._last = incident.message
+            self._advice = incident.advice
             if len(self._seen) < self.limit:
                 return
             self._armed = False
@@ -91,9 +93,10 @@ class FirstRequests:
                     f"({said}), so nothing was graded; check that the server is running and "
                     "that --api-base names its scheme, host, port and path (e.g. "
                     "http://localhost:8000/v1)")
+        advice = self._advice or ("check --api-base (the path usually ends in /v1), --model "
+                                  "and --api-key")
         return (f"the first {self.limit} requests to {self.endpoint} were all refused with "
-                f"HTTP {sig[1]} ({said}), so nothing was graded; check --api-base (the path "
-                "usually ends in /v1), --model and --api-key")
+                f"HTTP {sig[1]} ({said}), so nothing was graded; {advice}")
 
 
 __all__ = ["FIRST_REQUESTS", "EndpointUnusable", "FirstRequests", "signature"]

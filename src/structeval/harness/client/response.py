@@ -33,6 +33,7 @@ from typing import Any
 
 from ...safe_text import valid_unicode
 from ..common.json_prefix import PrefixError, loads_prefix
+from .tool_calls import ToolCall, ToolCallReader
 
 MAX_ANSWER_CHARS = 2_000_000  # kept of one answer; far beyond any FrameCalc model
 MAX_TOKENS = 10**9  # a usage count at or above this is not believable
@@ -153,6 +154,8 @@ class ParsedReply:
     truncation: dict[str, Any] | None = None  # AnswerText.note() of a capped answer
     model: str | None = None  # the model the API says answered (e.g. a dated snapshot)
     system_fingerprint: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()  # the functions the model called (--image-mode zoom)
+    tool_problem: str | None = None  # why its tool calls cannot be read (one clause)
 
 
 def content_text(content: Any, where: str) -> str | None:
@@ -233,8 +236,12 @@ def parse_completion(payload: Any, *, max_chars: int = MAX_ANSWER_CHARS,
     answer.add(text)
     answer.dropped_unknown = cut
     finish = _finish(choice.get("finish_reason"), "reply.choices[0].finish_reason")
+    tools = ToolCallReader()
+    tools.whole(message.get("tool_calls"), "reply.choices[0].message.tool_calls")
+    calls = tools.calls()
     return ParsedReply(answer.text(), finish, parse_usage(payload.get("usage")), answer.note(),
-                       label(payload.get("model")), label(payload.get("system_fingerprint")))
+                       label(payload.get("model")), label(payload.get("system_fingerprint")),
+                       calls, tools.problem)
 
 
 class StreamAssembler:
@@ -247,6 +254,7 @@ class StreamAssembler:
         self.events = 0
         self.model: str | None = None
         self.system_fingerprint: str | None = None
+        self.tools = ToolCallReader()
 
     def feed(self, event: Any) -> None:
         self.events += 1
@@ -270,6 +278,7 @@ class StreamAssembler:
                 text = delta["refusal"]
             if text:
                 self.answer.add(text)
+            self.tools.fragment(delta.get("tool_calls"), f"{where}: choices[0].delta.tool_calls")
         finish = _finish(choice.get("finish_reason"), f"{where}: choices[0].finish_reason")
         if finish:
             self.finish = finish
@@ -280,8 +289,10 @@ class StreamAssembler:
         return self.answer.kept >= self.answer.cap
 
     def result(self) -> ParsedReply:
+        calls = self.tools.calls()
         return ParsedReply(self.answer.text(), self.finish, parse_usage(self.usage_raw),
-                           self.answer.note(), self.model, self.system_fingerprint)
+                           self.answer.note(), self.model, self.system_fingerprint, calls,
+                           self.tools.problem)
 
 
 # ---------------------------------------------------------------- bounded byte readers

@@ -22,6 +22,7 @@ class Incident:
     status: int | None
     message: str
     wait_s: float | None = None  # the delay before the next try; None if none followed
+    advice: str | None = None  # what the user can do, when the failure itself says it
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "status": self.status, "message": self.message,
@@ -40,6 +41,21 @@ class ServiceUnavailable(StructEvalError):
 
 class RequestRejected(ServiceUnavailable):
     """The API refused this particular request (e.g. HTTP 400): retrying cannot help."""
+
+
+class ToolsRefused(RequestRejected):
+    """The endpoint refused a request because it carried tools (``--image-mode zoom``): the
+    server or model has no tool calling, so no zoom request can succeed. One sentence that
+    names the modes that need none."""
+
+    ADVICE = "run with --image-mode tiles or fit"
+    SENTENCE = f"the server refused tool calling; {ADVICE}"
+
+    def __init__(self, incidents: list[Incident]):
+        super().__init__(incidents)
+        last = incidents[-1] if incidents else None
+        said = f" (HTTP {last.status}: {last.message.rstrip('.')})" if last else ""
+        self.args = (self.SENTENCE.replace(";", said + ";", 1),)
 
 
 class ServiceFatal(StructEvalError):

@@ -17,6 +17,7 @@ import email.utils
 import functools
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -49,7 +50,14 @@ from .response import (
     read_body,
     sse_events,
 )
-from .service_errors import Incident, RequestRejected, ServiceFatal, ServiceUnavailable
+from .service_errors import (
+    Incident,
+    RequestRejected,
+    ServiceFatal,
+    ServiceUnavailable,
+    ToolsRefused,
+)
+from .tool_calls import ToolCall
 
 if TYPE_CHECKING:
     import openai
@@ -73,6 +81,8 @@ class ChatReply:
     sent: dict[str, Any] = field(default_factory=dict)  # generation parameters as sent
     image_detail: str | None = None  # the image ``detail`` sent, if any
     from_cache: bool = False  # served by the response cache: nothing was sent
+    tool_calls: tuple[ToolCall, ...] = ()  # functions the model called (--image-mode zoom)
+    tool_problem: str | None = None  # why its tool calls cannot be read, if they cannot
 
     @property
     def usage_known(self) -> bool:
@@ -88,6 +98,8 @@ class _Rejected(Exception):
 
 
 _FATAL_STATUS = {401, 403, 404}
+#: what a 400 refusing the ``tools`` of a request says (vLLM, Ollama, llama.cpp, OpenAI)
+_TOOLS_REFUSAL = re.compile(r"\btool|function[ _-]?call", re.I)
 _RETRYABLE_STATUS = {408, 409, 425, 429}
 
 #: A Retry-After longer than this is not believed (the policy's own delay is used).
@@ -215,17 +227,21 @@ class ChatTransport:
         self.first_requests = first_requests  # the fail-fast rule (:mod:`.failfast`), if any
 
     def complete(self, *, model: str, messages: list[dict[str, Any]], temperature: float,
-                 max_tokens: int, budget: WaitBudget | None = None) -> ChatReply:
+                 max_tokens: int, budget: WaitBudget | None = None,
+                 tools: list[dict[str, Any]] | None = None) -> ChatReply:
         """The model's reply, or ServiceUnavailable / ServiceFatal. ``budget`` bounds the
         backoff waits of the whole task this call belongs to. A 400 naming a parameter is
-        handled by the negotiator (adapt once, retry; not counted as a try)."""
+        handled by the negotiator (adapt once, retry; not counted as a try). ``tools``
+        (function definitions) are sent as they are; a 400/422 about them is
+        :class:`ToolsRefused` — never adapted away, since zoom without tools is not zoom."""
         incidents: list[Incident] = []
         tries = 0
         while tries < self.policy.tries:
             plan, probe = self.negotiator.acquire()
             tries += 1
             try:
-                reply = self._request(model, messages, temperature, max_tokens, plan, probe)
+                reply = self._request(model, messages, temperature, max_tokens, plan, probe,
+                                      tools)
             except _Retryable as fault:
                 if probe:
                     self.negotiator.release()
@@ -247,6 +263,15 @@ class ChatTransport:
             except _Rejected as refused:
                 rejection = refused.rejection
                 incident = Incident("rejected", rejection.status, rejection.message)
+                if tools and rejection.status in (400, 422) and \
+                        _TOOLS_REFUSAL.search(rejection.haystack()) and \
+                        not rejection.names(plan.sent_names(self.stream)):
+                    incident = replace(incident, advice=f"the server refused tool calling: "
+                                                        f"{ToolsRefused.ADVICE}")
+                    if probe:
+                        self.negotiator.release()
+                    self._watch(incident)
+                    raise ToolsRefused([*incidents, incident]) from None
                 try:
                     retry = rejection.status in (400, 422) and \
                         self.negotiator.adapt(plan, rejection)
@@ -288,12 +313,16 @@ class ChatTransport:
 
     def request_arguments(self, model: str, messages: list[dict[str, Any]],
                           temperature: float, max_tokens: int,
-                          plan: Plan | None = None) -> dict[str, Any]:
+                          plan: Plan | None = None,
+                          tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """The chat-completions parameters of one request: model and messages, every
-        generation parameter the plan sends (as the body's top-level fields), streaming."""
+        generation parameter the plan sends (as the body's top-level fields), streaming,
+        and the tools when there are any."""
         plan = plan or self.negotiator.plan()
         kwargs: dict[str, Any] = {"model": model, "messages": plan.with_detail(messages),
                                   "extra_body": plan.arguments(temperature, max_tokens)}
+        if tools:
+            kwargs["tools"] = tools
         if self.stream:
             kwargs["stream"] = True
             if plan.stream_options():
@@ -306,11 +335,12 @@ class ChatTransport:
         return redact_then_cut(one_line(valid_unicode(str(text))), self.redact)
 
     def _request(self, model: str, messages: list[dict[str, Any]], temperature: float,
-                 max_tokens: int, plan: Plan, probe: bool) -> ChatReply:
+                 max_tokens: int, plan: Plan, probe: bool,
+                 tools: list[dict[str, Any]] | None = None) -> ChatReply:
         import openai  # already loaded by __init__: its error types, looked up here
 
         raw_timeout, raw_transport = _transport_exceptions()
-        kwargs = self.request_arguments(model, messages, temperature, max_tokens, plan)
+        kwargs = self.request_arguments(model, messages, temperature, max_tokens, plan, tools)
         started = time.monotonic()
         try:
             with request_deadline(self.timeout), \
@@ -343,7 +373,8 @@ class ChatTransport:
                          usage=usage.state, truncation=parsed.truncation,
                          reasoning_tokens=usage.reasoning, response_model=parsed.model,
                          system_fingerprint=parsed.system_fingerprint,
-                         sent=kwargs["extra_body"], image_detail=plan.image_detail)
+                         sent=kwargs["extra_body"], image_detail=plan.image_detail,
+                         tool_calls=parsed.tool_calls, tool_problem=parsed.tool_problem)
 
     def _connection_text(self, exc: BaseException) -> str:
         """The client's "Connection error." with its cause (refused, name not known, reset):
@@ -411,5 +442,5 @@ class ChatTransport:
 
 
 __all__ = ["ChatReply", "ChatTransport", "Incident", "NegotiationStopped", "RequestRejected",
-           "ServiceFatal", "ServiceUnavailable", "Usage", "parse_retry_after",
+           "ServiceFatal", "ServiceUnavailable", "ToolsRefused", "Usage", "parse_retry_after",
            "token_limit_parameter"]

@@ -44,6 +44,7 @@ from ..inputs.images import MAX_IMAGE_BYTES
 from ..inputs.prompts import LANGUAGES, MODALITIES
 from ..inputs.task_input import IMAGE_MODES, MAX_DXF_BYTES
 from ..inputs.tasks import select_tasks, verify_selected
+from ..inputs.zoom import DEFAULT_MAX_ZOOMS, MAX_ZOOMS_LIMIT
 from ..run.batch import DEFAULT_POLL_S, BatchSettings
 from ..run.cost import PriceError, prices_from_options
 from ..run.dry_run import estimate, format_estimate
@@ -61,8 +62,8 @@ MAX_EXTRA_BODY_BYTES = 1 << 20
 HELP_GROUPS = {
     "Model and endpoint": ["model", "api_base", "api_key", "reasoning_effort", "extra_body",
                            "temperature", "max_tokens", "stream", "timeout"],
-    "Prompt and input": ["prompt_type", "lang", "modality", "image_mode", "image_detail",
-                         "max_image_side",
+    "Prompt and input": ["prompt_type", "lang", "modality", "image_mode", "max_zooms",
+                         "image_detail", "max_image_side",
                          "max_retries"],
     "Task selection": ["id_filter", "limit", "limit_order", "split", "presentation", "category",
                        "difficulty", "data_dir"],
@@ -172,6 +173,23 @@ def _explicit(ctx: click.Context, name: str) -> bool:
                                               ParameterSource.ENVIRONMENT)
 
 
+def _check_zoom(image_mode: str, max_zooms: int | None, batch: bool,
+                extra_body: dict[str, Any]) -> None:
+    """The options that cannot go with (or without) ``--image-mode zoom``, as usage errors."""
+    if image_mode != "zoom":
+        if max_zooms is not None:
+            raise click.UsageError("--max-zooms goes with --image-mode zoom")
+        return
+    if batch:
+        raise click.UsageError("--batch cannot be combined with --image-mode zoom: a zoom "
+                               "attempt is a conversation of several requests, and a batch "
+                               "job line holds one")
+    taken = sorted({"tools", "tool_choice"} & set(extra_body))
+    if taken:
+        raise click.UsageError(f"--extra-body may not set {', '.join(taken)} with "
+                               "--image-mode zoom: the harness sends its own zoom tool")
+
+
 def _progress_lines(interval: float) -> ProgressLines | None:
     """Periodic lines on stdout when it is not a terminal (a terminal has the bar)."""
     if interval <= 0 or sys.stdout.isatty():
@@ -222,8 +240,13 @@ def _progress_lines(interval: float) -> ProgressLines | None:
                    "without one are skipped and counted).")
 @click.option("--image-mode", type=click.Choice(IMAGE_MODES), default="fit", show_default=True,
               help="How an image is shown: 'fit' (one picture, downscaled only by "
-                   "--max-image-side) or 'tiles' (the sheet downscaled, then overlapping "
-                   "native-scale crops, each labelled with its pixel box).")
+                   "--max-image-side), 'tiles' (the sheet downscaled, then overlapping "
+                   "native-scale crops, each labelled with its pixel box) or 'zoom' (the sheet "
+                   "downscaled and a zoom(x, y, width, height) tool that returns native-scale "
+                   "crops; needs tool calling).")
+@click.option("--max-zooms", type=click.IntRange(1, MAX_ZOOMS_LIMIT), metavar="N",
+              help=f"With --image-mode zoom: zoom calls per attempt (default "
+                   f"{DEFAULT_MAX_ZOOMS}); for no zoom at all use --image-mode fit or tiles.")
 @click.option("--image-detail", type=click.Choice(IMAGE_DETAILS),
               help="OpenAI image detail (low|high|auto); sent only when given.")
 @click.option("--max-image-side", type=click.IntRange(16), metavar="PX",
@@ -319,7 +342,7 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
          reasoning_effort: str | None, extra_body: dict[str, Any], temperature: float,
          max_tokens: int, stream: bool, timeout: float, max_retries: int, debug: bool,
          dry_run: bool, prompt_type: str, lang: str, modality: str, image_mode: str,
-         image_detail: str | None,
+         max_zooms: int | None, image_detail: str | None,
          max_image_side: int | None, id_filter: str | None, limit: int | None,
          limit_order: str, split: str | None, presentation: tuple[str, ...],
          category: tuple[str, ...],
@@ -356,6 +379,9 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
     if image_mode != "fit" and modality == "dxf":
         raise click.UsageError(f"--image-mode {image_mode} needs --modality image (a DXF run "
                                "sends no image)")
+    _check_zoom(image_mode, max_zooms, batch, extra_body)
+    if image_mode == "zoom":
+        max_zooms = max_zooms or DEFAULT_MAX_ZOOMS
     try:
         prices = prices_from_options(price_in, price_out, prices_file, model or "")
     except PriceError as exc:
@@ -393,7 +419,7 @@ def main(ctx: click.Context, model: str | None, api_base: str | None, api_key: s
                               tolerance=tolerance, lang=lang, modality=modality,
                               reasoning_effort=reasoning_effort, extra_body=extra_body,
                               image_detail=image_detail, max_image_side=max_image_side,
-                              image_mode=image_mode)
+                              image_mode=image_mode, max_zooms=max_zooms)
     transport = TransportSettings(api_base=api_base, timeout=timeout, stream=stream,
                                   concurrency=concurrency)
     longest = max(backoff_max, backoff_base)

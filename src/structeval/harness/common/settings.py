@@ -42,7 +42,9 @@ class GradingSettings:
     extra_body: dict[str, Any] = field(default_factory=dict)  # merged into every request
     image_detail: str | None = None  # OpenAI image ``detail``, sent only when given
     max_image_side: int | None = None  # downscale images whose longer side is larger
-    image_mode: str = "fit"  # fit | tiles (--image-mode): one picture, or overview and tiles
+    image_mode: str = "fit"  # fit | tiles | zoom (--image-mode): one picture, overview and
+    # tiles, or overview and a zoom tool
+    max_zooms: int | None = None  # zoom calls per attempt (--max-zooms); None unless zoom
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

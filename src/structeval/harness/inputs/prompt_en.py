@@ -160,6 +160,35 @@ FEEDBACK = {
     "tile": "Tile {index} of {count}: x {x0}-{x1}, y {y0}-{y1} (full size).",
     "tile.scaled": "Tile {index} of {count}: x {x0}-{x1}, y {y0}-{y1}, shown at {w} x {h} "
                    "pixels.",
+    "zoom": "The image is the whole drawing ({width} x {height} pixels at full size), "
+            "downscaled to {w} x {h}. To read small texts, call the zoom function with a box "
+            "in the full-size drawing's pixels (x from the left edge, y from the top edge, "
+            "width and height); each call shows that part of the drawing at full resolution "
+            "(shrunk to at most {side} pixels if larger). At most {limit} calls; then write "
+            "the answer.",
+    "zoom.tool": "Show a part of the drawing at full resolution. The box is in pixels of the "
+                 "full-size drawing ({width} x {height}): x from its left edge, y from its top "
+                 "edge, width and height of the box. The crop arrives as an image in the next "
+                 "message.",
+    "zoom.x": "left edge of the box, full-size pixels",
+    "zoom.y": "top edge of the box, full-size pixels",
+    "zoom.width": "width of the box, full-size pixels",
+    "zoom.height": "height of the box, full-size pixels",
+    "zoom.label": "Zoom {index}: x {x0}-{x1}, y {y0}-{y1} of the full-size drawing, shown at "
+                  "{w} x {h} pixels.",
+    "zoom.done": "Zoom {index}: cropped x {x0}-{x1}, y {y0}-{y1} ({cw} x {ch} full-size "
+                 "pixels); the image follows in the next message.",
+    "zoom.clamped": "The box asked for (x {ax0}-{ax1}, y {ay0}-{ay1}) reaches beyond the "
+                    "drawing ({width} x {height} pixels) and was clamped to it.",
+    "zoom.outside": "Not cropped: the box (x {ax0}-{ax1}, y {ay0}-{ay1}) lies wholly outside "
+                    "the drawing ({width} x {height} pixels); ask for a box inside it.",
+    "zoom.size": "Not cropped: width and height must be positive numbers of pixels.",
+    "zoom.arguments": "Not cropped: the arguments must be a JSON object with numbers x, y, "
+                      "width and height (full-size pixels); {problem}.",
+    "zoom.unknown": "There is no function {name}; the only function is zoom(x, y, width, "
+                    "height).",
+    "zoom.limit": "No more zooms: the limit of {limit} per answer is reached. Write the final "
+                  "answer now, inside <json></json> tags, without calling a function.",
     "repair.head": "Your previous answer is not correct yet: {what}.",
     "repair.tail": "Look at the drawing again and write the corrected complete model inside "
                    "<json></json> tags.",

@@ -136,6 +136,30 @@ FEEDBACK = {
     "tiles": "第一张图是整幅图（{width} x {height} 像素）的缩小图。其后是 {count} 张互相重叠的"
              "局部图，每张都标明它在原尺寸图中的像素范围（x 从左边缘起，y 从上边缘起）；小字请看"
              "局部图，整体布置请看整幅图。",
+    "zoom": "这张图是整幅图（原尺寸 {width} x {height} 像素）缩小到 {w} x {h} 的结果。"
+            "要看清小字，请调用 zoom 函数，给出原尺寸图中的像素框（x 从左边缘起，y 从上边缘起，"
+            "以及宽度和高度）；"
+            "每次调用都以原分辨率显示图的该部分（若大于 {side} 像素则缩小到 {side} 像素以内）。"
+            "最多调用 {limit} 次，然后写出答案。",
+    "zoom.tool": "以原分辨率显示图的一部分。框以原尺寸图（{width} x {height}）的像素计："
+                 "x 从左边缘起，y 从上边缘起，以及框的宽度和高度。截取的图像在下一条消息中给出。",
+    "zoom.x": "框的左边缘，原尺寸像素",
+    "zoom.y": "框的上边缘，原尺寸像素",
+    "zoom.width": "框的宽度，原尺寸像素",
+    "zoom.height": "框的高度，原尺寸像素",
+    "zoom.label": "放大 {index}：原尺寸图的 x {x0}-{x1}，y {y0}-{y1}，按 {w} x {h} 像素显示。",
+    "zoom.done": "放大 {index}：已截取 x {x0}-{x1}，y {y0}-{y1}（原尺寸 {cw} x {ch} 像素）；"
+                 "图像在下一条消息中。",
+    "zoom.clamped": "所要的框（x {ax0}-{ax1}，y {ay0}-{ay1}）超出了图（{width} x {height} 像素），"
+                    "已截到图内。",
+    "zoom.outside": "未截取：框（x {ax0}-{ax1}，y {ay0}-{ay1}）完全在图（{width} x {height} 像素）"
+                    "之外；请给出图内的框。",
+    "zoom.size": "未截取：宽度和高度必须是正的像素数。",
+    "zoom.arguments": "未截取：参数必须是含数字 x、y、width 和 height（原尺寸像素）的 JSON 对象；"
+                      "{problem}。",
+    "zoom.unknown": "没有函数 {name}；唯一的函数是 zoom(x, y, width, height)。",
+    "zoom.limit": "不能再放大：每个答案最多 {limit} 次，已用完。现在请写出最终答案，放在 "
+                  "<json></json> 标签内，不要再调用函数。",
     "tile": "局部图 {index}/{count}：x {x0}-{x1}，y {y0}-{y1}（原尺寸）。",
     "tile.scaled": "局部图 {index}/{count}：x {x0}-{x1}，y {y0}-{y1}，按 {w} x {h} 像素显示。",
     "repair.head": "你上一次的回答还不正确：{what}。",

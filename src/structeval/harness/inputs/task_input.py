@@ -28,10 +28,12 @@ from ...model.errors import StructEvalError
 from ...safe_files import FileAccessError, FileTooLarge, read_capped
 from .images import MAX_IMAGE_BYTES, EncodedImage, ImageError, encode_image
 from .tiles import TiledSheet, tile_sheet
+from .zoom import DEFAULT_MAX_ZOOMS, ZoomSheet, zoom_sheet
 
 MAX_DXF_BYTES = 1 << 20
-#: how an image is shown (--image-mode): as one picture, or an overview and tiles (.tiles)
-IMAGE_MODES = ("fit", "tiles")
+#: how an image is shown (--image-mode): as one picture, an overview and tiles (.tiles), or
+#: an overview and a zoom tool (.zoom)
+IMAGE_MODES = ("fit", "tiles", "zoom")
 _BINARY_DXF = b"AutoCAD Binary DXF"
 
 
@@ -102,6 +104,7 @@ class TaskInput:
     modality: str  # image | dxf
     shown: EncodedImage | DxfText  # with tiles: the overview
     tiled: TiledSheet | None = None  # --image-mode tiles
+    zoom: ZoomSheet | None = None  # --image-mode zoom
 
     @property
     def identity(self) -> str:
@@ -115,11 +118,13 @@ class TaskInput:
         if isinstance(self.shown, DxfText):
             body = self.shown.placeholder() if traced else self.shown.text
             return [first, {"type": "text", "text": body}]
-        parts = [first, _image_part(self.shown, traced)]
+        parts = [first, image_part(self.shown, traced)]
+        if self.zoom is not None:
+            parts.insert(1, {"type": "text", "text": self.zoom.intro()})
         if self.tiled is not None:
             parts.insert(1, {"type": "text", "text": self.tiled.intro})
             for tile in self.tiled.tiles:
-                parts += [{"type": "text", "text": tile.label}, _image_part(tile.image, traced)]
+                parts += [{"type": "text", "text": tile.label}, image_part(tile.image, traced)]
         return parts
 
     def trace_fields(self) -> dict[str, Any]:
@@ -128,6 +133,10 @@ class TaskInput:
                             "characters": len(self.shown.text)}}
         if self.tiled is not None:
             return {"image": self.shown.trace_fields(), "tiles": self.tiled.trace_fields()}
+        if self.zoom is not None:
+            return {"image": self.shown.trace_fields(),
+                    "zoom": {"native_pixels": [self.zoom.width, self.zoom.height],
+                             "max_zooms": self.zoom.max_zooms}}
         return {"image": self.shown.trace_fields()}
 
     def image_pixels(self) -> tuple[int, int] | None:
@@ -141,7 +150,8 @@ class TaskInput:
         return {i: image.pixels for i, image in enumerate(images) if image.pixels}
 
 
-def _image_part(image: EncodedImage, traced: bool) -> dict[str, Any]:
+def image_part(image: EncodedImage, traced: bool) -> dict[str, Any]:
+    """An image content part: the data URL, or in a trace its placeholder."""
     url = image.placeholder() if traced else image.data_url
     return {"type": "image_url", "image_url": {"url": url}}
 
@@ -149,9 +159,11 @@ def _image_part(image: EncodedImage, traced: bool) -> dict[str, Any]:
 def prepare_input(task: Any, modality: str, *, max_image_bytes: int = MAX_IMAGE_BYTES,
                   max_image_side: int | None = None,
                   max_dxf_bytes: int = MAX_DXF_BYTES, image_mode: str = "fit",
-                  lang: str = "en") -> TaskInput:
+                  lang: str = "en", max_zooms: int | None = None) -> TaskInput:
     """Encode a task's input; ImageError / DxfError (both StructEvalError) when it cannot be
-    sent. ``image_mode="tiles"`` adds the tiles (labelled in ``lang``) after the overview.
+    sent. ``image_mode="tiles"`` adds the tiles (labelled in ``lang``) after the overview;
+    ``"zoom"`` sends the overview with the zoom paragraph and keeps the native image for
+    the crops (at most ``max_zooms`` per attempt).
     A task the loader found unshowable (``task.unavailable``: a sheet image missing or not
     the one recorded) raises ImageError with the loader's sentence, so every path that
     shows a task (run, dry run, batch, rescore, inspect) counts it unavailable."""
@@ -166,6 +178,10 @@ def prepare_input(task: Any, modality: str, *, max_image_bytes: int = MAX_IMAGE_
     if image_mode == "tiles":
         tiled = tile_sheet(Path(task.image_path), max_image_bytes, max_image_side, lang)
         return TaskInput("image", tiled.overview, tiled)
+    if image_mode == "zoom":
+        sheet = zoom_sheet(Path(task.image_path), max_image_bytes, max_image_side, lang,
+                           max_zooms or DEFAULT_MAX_ZOOMS)
+        return TaskInput("image", sheet.overview, zoom=sheet)
     return TaskInput("image", encode_image(task.image_path, max_image_bytes, max_image_side))
 
 
@@ -184,4 +200,4 @@ def has_input(task: Any, modality: str) -> bool:
 
 
 __all__ = ["IMAGE_MODES", "MAX_DXF_BYTES", "DxfError", "DxfText", "ImageError", "TaskInput",
-           "has_input", "prepare_input", "read_dxf", "task_statement"]
+           "has_input", "image_part", "prepare_input", "read_dxf", "task_statement"]

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
+
 from .images import (
     MAX_IMAGE_BYTES,
     EncodedImage,
@@ -105,12 +107,19 @@ class TiledSheet:
                 for t in self.tiles]
 
 
+def sheet_overview(path: Path, max_bytes: int, overview_side: int | None,
+                   why: str) -> tuple[EncodedImage, Image.Image]:
+    """(the overview as sent, the decoded native image) of a task image: what both tiles
+    and zoom start from (ImageError when it cannot be read or decoded)."""
+    data, mime = read_image(path, max_bytes)
+    overview = encode_bytes(data, mime, overview_side or OVERVIEW_SIDE)
+    return overview, open_image(data, why)
+
+
 def tile_sheet(path: Path, max_bytes: int = MAX_IMAGE_BYTES, overview_side: int | None = None,
                lang: str = "en") -> TiledSheet:
     """The task image as an overview and tiles (ImageError when it cannot be read)."""
-    data, mime = read_image(path, max_bytes)
-    overview = encode_bytes(data, mime, overview_side or OVERVIEW_SIDE)
-    image = open_image(data, "cut it into tiles")
+    overview, image = sheet_overview(path, max_bytes, overview_side, "cut it into tiles")
     width, height = image.size
     boxes = tile_boxes(width, height)
     tiles = []
@@ -127,4 +136,4 @@ def tile_sheet(path: Path, max_bytes: int = MAX_IMAGE_BYTES, overview_side: int 
 
 
 __all__ = ["MAX_TILES", "OVERVIEW_SIDE", "TILE_OVERLAP", "TILE_SIDE", "Box", "Tile",
-           "TiledSheet", "axis_spans", "tile_boxes", "tile_sheet"]
+           "TiledSheet", "axis_spans", "sheet_overview", "tile_boxes", "tile_sheet"]

@@ -34,7 +34,7 @@ def _stored(reply: ChatReply) -> StoredReply:
     return StoredReply(reply.text, reply.finish_reason, reply.prompt_tokens,
                        reply.completion_tokens, reply.total_tokens, reply.usage,
                        reply.reasoning_tokens, reply.truncation, reply.response_model,
-                       reply.system_fingerprint, reply.latency_s)
+                       reply.system_fingerprint, reply.latency_s, reply.tool_calls)
 
 
 def _from_stored(stored: StoredReply, sent: dict[str, Any], detail: str | None,
@@ -50,12 +50,13 @@ def _from_stored(stored: StoredReply, sent: dict[str, Any], detail: str | None,
                      reasoning_tokens=stored.reasoning_tokens,
                      response_model=stored.response_model,
                      system_fingerprint=stored.system_fingerprint, sent=sent,
-                     image_detail=detail, from_cache=from_cache)
+                     image_detail=detail, from_cache=from_cache, tool_calls=stored.tool_calls)
 
 
 def planned_request(transport: ChatTransport, *, endpoint: str | None, model: str,
                     messages: list[dict[str, Any]], temperature: float, max_tokens: int,
-                    run: int, attempt: int) -> tuple[CacheRequest, dict[str, Any], str | None]:
+                    run: int, attempt: int, tools: list[dict[str, Any]] | None = None,
+                    ) -> tuple[CacheRequest, dict[str, Any], str | None]:
     """(the cache's view of the request, parameters, image detail) of the request the run's
     current plan would send now: what the response cache and a Batch API job's answers are
     looked up by (a job's lines are keyed by ``request.key``)."""
@@ -63,7 +64,7 @@ def planned_request(transport: ChatTransport, *, endpoint: str | None, model: st
     sent = plan.arguments(temperature, max_tokens)
     request = cache_request(endpoint=endpoint, model=model,
                             messages=plan.with_detail(messages), parameters=sent, run=run,
-                            attempt=attempt)
+                            attempt=attempt, tools=tools)
     return request, sent, plan.image_detail
 
 
@@ -71,17 +72,19 @@ def ask(transport: ChatTransport, *, model: str, api_base: str | None,
         messages: list[dict[str, Any]], temperature: float, max_tokens: int,
         budget: WaitBudget | None, run: int, attempt: int, cache: ResponseCache | None,
         prices: Prices | None, meter: CostMeter | None,
-        batch: BatchAnswers | None = None) -> Asked:
+        batch: BatchAnswers | None = None, tools: list[dict[str, Any]] | None = None) -> Asked:
     """The reply to one attempt's request (ServiceUnavailable / ServiceFatal as the
     transport raises them). With ``batch``, a first attempt answered by the run's Batch API
     job takes that answer (charged at the batch price, stored in the cache like a fresh
-    one); otherwise the cache is asked first, then the endpoint."""
+    one); otherwise the cache is asked first, then the endpoint. ``tools`` go with the
+    request and into its cache key (each request of a zoom exchange is its own entry,
+    keyed by the whole conversation so far)."""
     endpoint = public_url(api_base)
     if cache is not None or batch is not None:
         request, sent, detail = planned_request(transport, endpoint=endpoint, model=model,
                                                 messages=messages, temperature=temperature,
                                                 max_tokens=max_tokens, run=run,
-                                                attempt=attempt)
+                                                attempt=attempt, tools=tools)
         stored = batch.take(request.key) if batch is not None else None
         if stored is not None:
             reply = _from_stored(stored, sent, detail, transport.max_answer_chars,
@@ -97,7 +100,7 @@ def ask(transport: ChatTransport, *, model: str, api_base: str | None,
             reply = _from_stored(hit.reply, sent, detail, transport.max_answer_chars)
             return Asked(reply, "hit", _cost(reply, prices), hit.checksum)
     reply = transport.complete(model=model, messages=messages, temperature=temperature,
-                               max_tokens=max_tokens, budget=budget)
+                               max_tokens=max_tokens, budget=budget, tools=tools)
     cost = _cost(reply, prices)
     if meter is not None:
         meter.add(cost)
@@ -108,8 +111,9 @@ def ask(transport: ChatTransport, *, model: str, api_base: str | None,
         return Asked(reply, "off", cost)
     request = cache_request(endpoint=endpoint, model=model,
                             messages=with_detail(messages, reply.image_detail),
-                            parameters=reply.sent, run=run, attempt=attempt)
-    if reply.truncation is None or not reply.truncation.get("more_unread"):
+                            parameters=reply.sent, run=run, attempt=attempt, tools=tools)
+    if reply.tool_problem is None and (reply.truncation is None
+                                       or not reply.truncation.get("more_unread")):
         cache.put(request, _stored(replace(reply, incidents=())))
     return Asked(reply, "miss", cost)
 

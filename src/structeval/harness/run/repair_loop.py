@@ -2,7 +2,9 @@
 
 Only the last failed exchange is kept in context (system prompt, the drawing,
 the previous answer, the feedback): the conversation never grows with the
-number of attempts, and each repair is judged on the same footing. The first
+number of attempts, and each repair is judged on the same footing (except with
+``--image-mode zoom``, where an attempt is itself a conversation of tool calls and crops,
+:mod:`.zoom_exchange`, and a repair continues it, so the crops stay in view). The first
 attempt's credit is pass@1; the best credit over all attempts is the task's
 score. Every attempt is written to the trace the moment it is graded, with what
 was actually sent (the negotiated parameters), whether the reply came from the
@@ -40,6 +42,7 @@ from .batch_store import BatchAnswers
 from .cost import CostMeter, Prices
 from .response_cache import ResponseCache
 from .results import SCORED, UNAVAILABLE, Costs, Seen, TaskResult, Tokens
+from .zoom_exchange import Exchange, run_exchange, sanitised_call
 
 
 class TaskLike(Protocol):
@@ -86,7 +89,8 @@ class RunContext:
         return prepare_input(task, self.grading.modality, max_image_bytes=self.max_image_bytes,
                              max_image_side=self.grading.max_image_side,
                              max_dxf_bytes=self.max_dxf_bytes,
-                             image_mode=self.grading.image_mode, lang=self.grading.lang)
+                             image_mode=self.grading.image_mode, lang=self.grading.lang,
+                             max_zooms=self.grading.max_zooms)
 
 
 def task_factors(task: TaskLike) -> dict[str, str]:
@@ -231,41 +235,69 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
     grades: list[tuple[float, str, tuple[str, ...]]] = []
     frames: list[str | None] = []  # the wrong frame each graded attempt modelled, if any
     previous: tuple[str, str] | None = None
+    talk: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None  # zoom, so far
     g = ctx.grading
     for attempt in range(1, g.max_retries + 2):
         if ctx.stop.is_set():
             raise Interrupted(task.id)
-        messages = conversation(ctx.system_prompt, task, shown, g, previous)
-        traced = conversation(ctx.system_prompt, task, shown, g, previous, traced=True)
-        traced[0]["content"] = trace_system
+        if talk is not None and previous is not None:  # a zoom repair continues the talk
+            messages, traced = talk
+            for kept in (messages, traced):
+                kept += [{"role": "assistant", "content": previous[0]},
+                         {"role": "user", "content": previous[1]}]
+        else:
+            messages = conversation(ctx.system_prompt, task, shown, g, previous)
+            traced = conversation(ctx.system_prompt, task, shown, g, previous, traced=True)
+            traced[0]["content"] = trace_system
         head = {"task_id": task.id, "attempt": attempt, **shown.trace_fields()}
+        zoom: dict[str, Any] = {}
         try:
-            asked = ask(ctx.transport, model=g.model, api_base=ctx.transport_settings.api_base,
-                        messages=messages, temperature=g.temperature, max_tokens=g.max_tokens,
-                        budget=budget, run=run, attempt=attempt, cache=ctx.cache,
-                        prices=ctx.prices, meter=ctx.meter,
-                        batch=ctx.batch if attempt == 1 else None)
+            if shown.zoom is None:
+                asked = ask(ctx.transport, model=g.model,
+                            api_base=ctx.transport_settings.api_base, messages=messages,
+                            temperature=g.temperature, max_tokens=g.max_tokens, budget=budget,
+                            run=run, attempt=attempt, cache=ctx.cache, prices=ctx.prices,
+                            meter=ctx.meter, batch=ctx.batch if attempt == 1 else None)
+            else:
+                talk = (messages, traced)
+                exchange = _zoom_exchange(ctx, task, shown, messages, traced, budget, run,
+                                          attempt)
+                for turn in exchange.turns:
+                    tokens = tokens + _tokens(turn.asked.reply)
+                    costs = costs + _costs(ctx, turn.asked)
+                    seen = _merge(seen, _seen(turn.asked))
+                zoom = _zoom_fields(ctx, exchange, shown.zoom.max_zooms)
+                if exchange.error is not None:
+                    raise exchange.error
+                if exchange.end == "malformed":
+                    raise _MalformedCalls(exchange)
+                asked = exchange.turns[-1].asked
         except NegotiationStopped:
             raise Interrupted(task.id) from None
-        except ServiceUnavailable as exc:
+        except (ServiceUnavailable, _MalformedCalls) as exc:
             # A repair the API refuses outright (not a passing outage) ends the loop: the
             # task keeps what its answers earned. Anything else must be retried later.
-            refused = isinstance(exc, RequestRejected) and attempt > 1
+            refused = isinstance(exc, (RequestRejected, _MalformedCalls)) and attempt > 1
             plan = ctx.transport.negotiator.plan()
             sent = plan.arguments(g.temperature, g.max_tokens)
+            incidents = exc.incidents if isinstance(exc, ServiceUnavailable) else ()
             ctx.record("attempt", run, {**head, "request": _request_fields(ctx, traced, sent,
                                                                            plan.image_detail),
                                         "outcome": "rejected" if refused else UNAVAILABLE,
-                                        "error": str(exc),
-                                        "incidents": [i.to_json() for i in exc.incidents]})
-            seen = _merge(seen, Seen(requests=len(exc.incidents)))
+                                        "error": str(exc), **zoom,
+                                        "incidents": [i.to_json() for i in incidents]})
+            seen = _merge(seen, Seen(requests=len(incidents)))
             if refused:
                 break
             return _unavailable(ctx, base, fingerprint, attempt - 1, tokens, str(exc), costs,
                                 seen)
         reply = asked.reply
-        used, spent = _tokens(reply), _costs(ctx, asked)
-        tokens, costs, seen = tokens + used, costs + spent, _merge(seen, _seen(asked))
+        if shown.zoom is None:
+            used, spent = _tokens(reply), _costs(ctx, asked)
+            tokens, costs, seen = tokens + used, costs + spent, _merge(seen, _seen(asked))
+        else:
+            used = sum((_tokens(t.asked.reply) for t in exchange.turns), Tokens())
+            spent = sum((_costs(ctx, t.asked) for t in exchange.turns), Costs())
         request = _request_fields(ctx, traced, reply.sent, reply.image_detail)
         try:
             graded = grade_answer(task.model, reply.text, tolerance=g.tolerance,
@@ -274,14 +306,14 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
         except GradingCrash as exc:
             ctx.record("attempt", run, {**head, "request": request, "outcome": "grading_error",
                                         "response": _response_fields(asked), "error": str(exc),
-                                        "tokens": used.to_json()})
+                                        "tokens": used.to_json(), **zoom})
             return _unavailable(ctx, base, fingerprint, attempt - 1, tokens, str(exc), costs,
                                 seen)
         ctx.record("attempt", run, {**head, "request": request, "outcome": "graded",
                                     "response": _response_fields(asked),
                                     **graded.trace_fields(), "tokens": used.to_json(),
                                     "cost_usd": spent.usd if ctx.prices else None,
-                                    "latency_s": round(reply.latency_s, 3)})
+                                    "latency_s": round(reply.latency_s, 3), **zoom})
         grades.append((graded.grade.ratio, graded.grade.stage, answer_flags(reply)))
         frames.append(graded.grade.wrong_frame)
         if graded.grade.ratio >= 1.0:
@@ -289,6 +321,69 @@ def run_task(ctx: RunContext, task: TaskLike, *, run: int = 0) -> TaskResult:
         previous = (reply.text, repair_text(graded.grade.stage, graded.grade.message, g.lang))
     return _finish(ctx, scored_result(base, grades, tokens=tokens, fingerprint=fingerprint,
                                       costs=costs, seen=seen, wrong_frames=frames))
+
+
+class _MalformedCalls(Exception):
+    """A zoom reply whose tool calls cannot be read, so cannot be answered: the attempt
+    ends like a refused request (one sentence; a first attempt leaves the task
+    unavailable, for --resume)."""
+
+    def __init__(self, exchange: Exchange):
+        asked = exchange.final
+        problem = asked.reply.tool_problem if asked is not None else None
+        super().__init__(f"the server returned tool calls in a shape that cannot be answered "
+                         f"({problem}); run with --image-mode tiles or fit")
+
+
+def _zoom_exchange(ctx: RunContext, task: TaskLike, shown: TaskInput,
+                   messages: list[dict[str, Any]], traced: list[dict[str, Any]],
+                   budget: Any, run: int, attempt: int) -> Exchange:
+    """One zoom attempt: every request through the cache and the cost meter, with the
+    tool; never through a Batch API job (the exchange is multi-turn)."""
+    g = ctx.grading
+    assert shown.zoom is not None
+    tools = shown.zoom.tools()
+    first = [True]
+
+    def send(conversation_now: list[dict[str, Any]]) -> Asked:
+        if not first[0] and ctx.stop.is_set():
+            raise Interrupted(task.id)
+        first[0] = False
+        return ask(ctx.transport, model=g.model, api_base=ctx.transport_settings.api_base,
+                   messages=conversation_now, temperature=g.temperature,
+                   max_tokens=g.max_tokens, budget=budget, run=run, attempt=attempt,
+                   cache=ctx.cache, prices=ctx.prices, meter=ctx.meter, tools=tools)
+
+    return run_exchange(shown.zoom, messages, traced, send, ctx.transport.redact)
+
+
+#: what the trace says of an attempt the model ended by calling past the limit
+LIMIT_NOTE = ("the model called zoom again after the limit of {limit} calls was reached; "
+              "its last reply was graded as the answer")
+
+
+def _zoom_fields(ctx: RunContext, exchange: Exchange, limit: int) -> dict[str, Any]:
+    """The attempt record's ``zoom`` field: how the exchange ended and every request of
+    it — cache, tokens, cost, and each call with its (sanitised) arguments, the box asked
+    and cropped, the crop's sha256, bytes and pixels."""
+    requests = []
+    for index, turn in enumerate(exchange.turns, 1):
+        asked, reply = turn.asked, turn.asked.reply
+        spent = _costs(ctx, asked)
+        entry: dict[str, Any] = {
+            "request": index, "cache": asked.cache, "finish_reason": reply.finish_reason,
+            "tokens": _tokens(reply).to_json(), "cost_usd": spent.usd if ctx.prices else None,
+            "latency_s": round(reply.latency_s, 3),
+            "calls": [{**sanitised_call(call, ctx.transport.redact), **answer.trace_fields()}
+                      for call, answer in turn.calls]}
+        if asked.checksum is not None:
+            entry["cache_checksum"] = asked.checksum
+        requests.append(entry)
+    fields: dict[str, Any] = {"end": exchange.end, "calls": exchange.calls,
+                              "requests": requests}
+    if exchange.end == "limit":
+        fields["note"] = LIMIT_NOTE.format(limit=limit)
+    return {"zoom": fields}
 
 
 def scored_result(base: dict[str, Any], grades: list[tuple[float, str, tuple[str, ...]]], *,

@@ -58,6 +58,7 @@ from typing import Any
 from ... import private_folder
 from ...cachedir import cache_root
 from ..client.response import MAX_TOKENS, label
+from ..client.tool_calls import MAX_TOOL_CALLS, ToolCall
 
 FORMAT = 2  # 2: entries carry their request and a checksum (format 1 files are not read)
 DEFAULT_MAX_BYTES = 2 << 30
@@ -127,11 +128,16 @@ class CacheRequest:
 
 
 def cache_request(*, endpoint: str | None, model: str, messages: list[dict[str, Any]],
-                  parameters: Mapping[str, Any], run: int, attempt: int) -> CacheRequest:
-    """The cache's view of one request (its key over canonical JSON)."""
+                  parameters: Mapping[str, Any], run: int, attempt: int,
+                  tools: list[dict[str, Any]] | None = None) -> CacheRequest:
+    """The cache's view of one request (its key over canonical JSON). ``tools`` (a zoom
+    request's function definitions) are part of it when given; a request without tools
+    keys exactly as before they existed."""
     material = {"format": FORMAT, "endpoint": endpoint or "https://api.openai.com/v1",
                 "model": model, "messages": keyed_messages(messages),
                 "parameters": dict(parameters), "run": run, "attempt": attempt}
+    if tools:
+        material["tools"] = tools
     canonical = _canonical(material)
     return CacheRequest(hashlib.sha256(canonical.encode("utf-8")).hexdigest(), canonical)
 
@@ -163,15 +169,19 @@ class StoredReply:
     response_model: str | None
     system_fingerprint: str | None
     latency_s: float
+    tool_calls: tuple[ToolCall, ...] = ()  # a zoom reply's calls (stored only when any)
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "finish_reason": self.finish_reason,
-                "usage": {"state": self.usage, "prompt": self.prompt_tokens,
-                          "completion": self.completion_tokens, "total": self.total_tokens,
-                          "reasoning": self.reasoning_tokens},
-                "truncation": self.truncation, "model": self.response_model,
-                "system_fingerprint": self.system_fingerprint,
-                "latency_s": round(self.latency_s, 3)}
+        out = {"text": self.text, "finish_reason": self.finish_reason,
+               "usage": {"state": self.usage, "prompt": self.prompt_tokens,
+                         "completion": self.completion_tokens, "total": self.total_tokens,
+                         "reasoning": self.reasoning_tokens},
+               "truncation": self.truncation, "model": self.response_model,
+               "system_fingerprint": self.system_fingerprint,
+               "latency_s": round(self.latency_s, 3)}
+        if self.tool_calls:
+            out["tool_calls"] = [call.to_json() for call in self.tool_calls]
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> StoredReply | None:
@@ -196,9 +206,15 @@ class StoredReply:
         if not (truncation is None or isinstance(truncation, dict)) or isinstance(
                 latency, bool) or not isinstance(latency, (int, float)) or not 0 <= latency < 1e7:
             return None
+        raw_calls = data.get("tool_calls", [])
+        if not isinstance(raw_calls, list) or len(raw_calls) > MAX_TOOL_CALLS:
+            return None
+        calls = tuple(ToolCall.from_json(call) for call in raw_calls)
+        if None in calls:
+            return None
         return cls(text, finish[:100] if finish else None, *counts, usage["state"], reasoning,
                    truncation, label(data.get("model")), label(data.get("system_fingerprint")),
-                   float(latency))
+                   float(latency), calls)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

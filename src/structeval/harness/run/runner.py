@@ -106,6 +106,9 @@ class Session:
                  batch: BatchSettings | None = None,
                  progress_lines: ProgressLines | None = None,
                  selection: dict[str, Any] | None = None):
+        if batch is not None and grading.image_mode == "zoom":
+            raise ValueError("a zoom run cannot go through the Batch API (an attempt is a "
+                             "conversation of several requests)")
         self.output = Path(output)
         self.data_dir = data_dir  # recorded so that reports find the same dataset
         self.runs = runs  # independent answers per task (--runs K); run indices 0..K-1
@@ -353,7 +356,7 @@ class Session:
     def _run_summary(self, ordered: list[TaskResult], skipped: list[str]) -> dict[str, Any]:
         """What results.json says about the run as a whole, beside the metrics."""
         return {"modality": self.grading.modality, "image_mode": self.grading.image_mode,
-                "lang": self.grading.lang,
+                "max_zooms": self.grading.max_zooms, "lang": self.grading.lang,
                 "selection": self.selection,
                 "skipped": {"no_dxf": len(skipped), "tasks": skipped[:50]},
                 "stopped_by_max_cost": sum(r.stopped for r in ordered),
