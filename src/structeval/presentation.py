@@ -25,7 +25,7 @@ FACTORS: dict[str, tuple[str, ...]] = {
     "units": ("m-kN", "mm-kN"),
     "language": ("en", "zh"),
     "symbols": ("a", "b"),
-    "style": ("cad", "textbook", "scanned", "sketch", "exam-page"),
+    "style": ("cad", "textbook", "scanned", "sketch", "exam-page", "sheet"),
 }
 
 #: what each factor means, for --help, the README and error messages
@@ -38,7 +38,7 @@ FACTOR_HELP: dict[str, str] = {
     "language": "en: English texts; zh: Chinese texts (the answer is the same JSON)",
     "symbols": "a: the default symbol set; b: a second textbook convention (link bars)",
     "style": "cad, textbook, scanned, sketch (pencil on paper), exam-page (figure on a "
-             "problem page)",
+             "problem page), sheet (a drawing sheet: plan, elevations, load table)",
 }
 
 
