@@ -272,3 +272,18 @@ def test_the_wrong_frame_is_another_frame_of_the_sheet(shipped_sheets: list[Shee
             candidate = read_sheet(s.record, told)
             assert score(parse_model(alt["model"]), candidate).ratio == 1.0, (s.id, alt["frame"])
             assert score(s.model, candidate).ratio < 1.0, (s.id, alt["frame"])
+
+
+def test_a_drawing_block_beyond_a_sheet_is_refused_before_layout() -> None:
+    """A raw file is untrusted: a grid no sheet can hold, or too many views, is a typed,
+    explained refusal, not an hour of layout."""
+    problem = sheet_problem(4242, 0)
+    drawing = problem.block["sheet"]["drawing"]
+    crowded = copy.deepcopy(drawing)
+    crowded["plan"]["x"] = [0.0, 0.001, *crowded["plan"]["x"][1:]]
+    with pytest.raises(RenderError, match="px across its grids"):
+        layout_sheet(crowded)
+    many = copy.deepcopy(drawing)
+    many["elevations"] = many["elevations"] * 30
+    with pytest.raises(RenderError, match="a sheet shows 1 to"):
+        layout_sheet(many)

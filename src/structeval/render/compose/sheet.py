@@ -24,6 +24,7 @@ from typing import Any
 
 from PIL import Image
 
+from ...model.parse import parse_model
 from ..annotation.grid_marks import view_border
 from ..paint.raster import Canvas, placed_items, rasterize
 from ..scene.errors import RenderError
@@ -33,7 +34,7 @@ from ..scene.result import FigureLayout, RenderResult
 from ..scene.scene import Painted, Scene, placed, prim_bbox
 from ..scene.shapes import Similarity
 from ..scene.styles import Style, get_style
-from .figure import MIN_GAP_PX
+from .figure import MIN_GAP_PX, check_drawable
 from .sheet_plan import plan_view
 from .sheet_views import drawn_box, elevation_view, notes_view, table_view, title_view
 
@@ -49,6 +50,8 @@ BAND = 512  # delivered rows painted at a time
 BLEED = 16  # delivered px: what is painted this far outside a band still reaches into it
 NOTES_WIDTH = 900.0
 SHEET_STYLE = "sheet"
+MAX_VIEW_PX = 12000.0  # design px: the largest grid extent a sheet lays out
+MAX_COUNT = 40  # views, grid lines, table rows or notes a sheet can hold
 
 
 @dataclass(frozen=True)
@@ -60,16 +63,35 @@ class View:
 def sheet_scale(drawing: dict[str, Any]) -> float:
     """Pixels per metre of every view: the shortest spacing of the building (bay, storey
     or grid) has room for its dimension text, as on any figure."""
-    gaps = [float(b) - float(a) for seq in (drawing["plan"]["x"], drawing["plan"]["y"],
-                                            *(e["levels"] for e in drawing["elevations"]))
-            for a, b in itertools.pairwise(seq)]
-    if not gaps or min(gaps) <= 0:
+    grids = [[float(v) for v in seq] for seq in (drawing["plan"]["x"], drawing["plan"]["y"],
+                                                 *(e["levels"] for e in drawing["elevations"]))]
+    gaps = [b - a for seq in grids for a, b in itertools.pairwise(seq)]
+    if not gaps or not min(gaps) > 0 or not all(math.isfinite(g) for g in gaps):
         raise RenderError("a sheet's grid needs increasing positions")
-    return MIN_GAP_PX / min(gaps) * 1.15
+    k = MIN_GAP_PX / min(gaps) * 1.15
+    widest = max(seq[-1] - seq[0] for seq in grids) * k
+    if widest > MAX_VIEW_PX:  # refuse before laying out a sheet nobody could open
+        raise RenderError(f"the sheet's building is {widest:.0f} px across its grids at the "
+                          f"scale its shortest spacing needs (at most {MAX_VIEW_PX:.0f})")
+    return k
+
+
+def check_counts(drawing: dict[str, Any]) -> None:
+    """A drawing block within what a sheet can show (views, grid lines, table rows)."""
+    counts = {"elevations": len(drawing["elevations"]), "lettered grid lines":
+              len(drawing["plan"]["x"]), "numbered grid lines": len(drawing["plan"]["y"]),
+              "load table rows": len(drawing["load_table"]["rows"]),
+              "notes": len(drawing["notes"]["lines"])}
+    for what, n in counts.items():
+        if not 1 <= n <= MAX_COUNT:
+            raise RenderError(f"a sheet shows 1 to {MAX_COUNT} {what}, this one {n}")
+    for e in drawing["elevations"]:
+        check_drawable(parse_model(e["model"]))
 
 
 def views(drawing: dict[str, Any], style: Style) -> tuple[list[View], list[View]]:
     """The elevations (top) and the other views (bottom), each in its own scene."""
+    check_counts(drawing)
     k = sheet_scale(drawing)
     letters = [str(t) for t in drawing["plan"]["letters"]]
     top = [View(f"elevation:{e['grid']}", elevation_view(e, letters, style, k, SIZES))
@@ -143,7 +165,7 @@ def _sheet(drawing: dict[str, Any]) -> tuple[Scene, Canvas]:
     try:
         with lettering(style.lettering):
             sheet = compose(drawing, style)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise RenderError(f"the sheet's drawing block is incomplete or malformed "
                           f"({type(exc).__name__}: {exc})") from None
     return sheet, native_canvas(sheet)
