@@ -22,23 +22,16 @@ from structeval.render import layout_model
 from structeval.scoring import score
 
 from .conftest import REPORTS
-from .shipped_figures import TIMINGS, ShippedFigure
+from .shipped_figures import TIMINGS, ShippedFigure, rebuild_failures
 from .symbolic_reader import ReadError, read_drawing
 from .symbolic_reader.view import reader_view
 
 
 def test_every_shipped_task_is_rebuilt_exactly(shipped_figures: list[ShippedFigure]) -> None:
-    failures = []
     start = time.perf_counter()
-    for fig in shipped_figures:
-        try:
-            candidate = read_drawing(fig.record, fig.notes)
-        except ReadError as exc:
-            failures.append(f"{fig.id}: the reader cannot rebuild it: {exc}")
-            continue
-        verdict = score(fig.model, candidate)
-        if verdict.ratio != 1.0:
-            failures.append(f"{fig.id}: {verdict.ratio} at {verdict.stage}: {verdict.message}")
+    failures = rebuild_failures(
+        (fig.id, fig.model, lambda fig=fig: read_drawing(fig.record, fig.notes))
+        for fig in shipped_figures)
     TIMINGS.add("read+score", time.perf_counter() - start)
     REPORTS.append(f"symbolic reader: {len(shipped_figures) - len(failures)} of "
                    f"{len(shipped_figures)} shipped tasks rebuilt exactly (score 1.0)")

@@ -24,11 +24,11 @@ from pathlib import Path
 import click
 
 from structeval.dataset import DATA_DIR
+from structeval.dataset.images import layout_drawing
 from structeval.dataset.paths import RAW_DIR
 from structeval.dataset.rawfile import presentation_of, read_raw
 from structeval.model import StructEvalError
 from structeval.presentation import PresentationError, parse_selectors
-from structeval.render import layout_model
 from structeval.render.legibility import check
 
 
@@ -62,10 +62,8 @@ def main(data_dir: Path, pattern: str, json_out: Path | None, changes: tuple[str
     try:
         for path in tqdm(paths, desc="drawings", unit="task"):
             _, block, model = read_raw(path)
-            image = block["image"]
             shown = presentation_of(block).with_(**override)
-            layout = layout_model(model, seed=image["seed"], presentation=shown,
-                                  category=block["category"])
+            layout = layout_drawing(model, block, shown)  # a sheet: its drawing block
             found[block["id"]] = [str(v) for v in check(layout)]
     except StructEvalError as exc:
         click.echo(str(exc), err=True)

@@ -76,7 +76,8 @@ def main(data_dir: Path, profile: int, pattern: str, every: int, json_out: Path 
     for g, found in problems:
         echo(f"{g.task}: {g.gtype} {g.owner}: {'; '.join(found)}")
     echo(f"{report.tasks} task(s), {len(report.texts)} texts, {len(report.glyphs)} glyphs "
-               f"at {profile} px in {elapsed:.1f} s: {len(misses)} text(s) not read, "
+               f"at {profile} px (sheets at their native size) in {elapsed:.1f} s: "
+               f"{len(misses)} text(s) not read, "
                f"{len(problems)} glyph(s) below the minimums")
     if json_out is not None:
         document = {"profile": profile, "tasks": report.tasks, "seconds": round(elapsed, 1),

@@ -12,6 +12,7 @@
     python tools/synthesize.py --render-missing --data-dir DIR     # ... of another data folder
     python tools/synthesize.py --count 30 --seed 1 --dxf           # each task also as a DXF file
     python tools/synthesize.py --render-missing --dxf --filter 'beam-*'  # give tasks a DXF
+    python tools/synthesize.py --sheets --count 200 --seed 1      # the sheets split
 
 Then run ``python tools/generate_gt.py`` to solve them into ground truth.
 The same arguments always write the same bytes.
@@ -139,13 +140,16 @@ def _render_missing(out: Path, *, dxf: bool, force: bool, pattern: str) -> None:
                    "cannot be drawn, exit 1 at the end.")
 @click.option("--filter", "pattern", default="*", show_default=True,
               help="With --render-missing: only task ids matching this glob.")
+@click.option("--sheets", is_flag=True,
+              help="Write --count drawing-sheet tasks (style sheet, split sheets): a building's "
+                   "plan, elevations and load table; the task names one frame and load case.")
 @click.option("--force", is_flag=True, help="With --render-missing: redraw every image "
                                             "and DXF file.")
 def main(count: int | None, seed: int, category: str | None, difficulty: int | None, pool: str,
          hard: bool, families: tuple[str, ...], min_members: int,
          presentation: tuple[str, ...], list_families: bool, split: str, out: Path,
          images: bool, classics: bool, recipe: str | None, dxf: bool, render_only: bool,
-         pattern: str,
+         pattern: str, sheets: bool,
          force: bool) -> None:
     """Generate well-posed, distinct problems reproducibly from a seed."""
     if list_families:
@@ -165,6 +169,9 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
     try:
         if render_only:
             _render_missing(out, dxf=dxf, force=force, pattern=pattern)
+            return
+        if sheets:
+            _write_sheets(count, seed, out, images)
             return
         if classics:
             problems = classic_problems()
@@ -191,6 +198,27 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
         click.echo(str(exc), err=True)
         sys.exit(2)
     click.echo(f"wrote {len(problems)} problem(s) to {out}; now run "
+               "`python tools/generate_gt.py` to solve them")
+
+
+def _write_sheets(count: int | None, seed: int, out: Path, images: bool) -> None:
+    """The sheets split: each task's image is drawn once, to record its sha256 in the raw
+    file, and written with it (or left to --render-missing with --no-images)."""
+    from tqdm import tqdm
+
+    from structeval.dataset.paths import image_path
+    from structeval.generation.sheets import sheet_problems, with_image_hash
+
+    if count is None:
+        raise click.UsageError("give --count N with --sheets")
+    for problem in tqdm(sheet_problems(count, seed), total=count, desc="sheets", unit="sheet"):
+        problem, data = with_image_hash(problem)
+        write_problem(problem, out, images=False)
+        if images:
+            target = image_path(out, problem.block["image"]["file"])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    click.echo(f"wrote {count} sheet task(s) to {out}; now run "
                "`python tools/generate_gt.py` to solve them")
 
 

@@ -48,6 +48,33 @@ def render_image(model: Model, style: str, seed: int, path: Path, *,
                      category=category).save(path)
 
 
+SHEET_STYLE = "sheet"  # a drawing sheet: drawn from problem.sheet.drawing, never a DXF
+
+
+def render_sheet_image(block: dict[str, Any], image: Path) -> None:
+    """Draw a sheet task's image from its ``problem.sheet.drawing`` block (the target
+    model is not drawn: the sheet shows the whole building)."""
+    from ..render import render_sheet
+
+    image.parent.mkdir(parents=True, exist_ok=True)
+    render_sheet(block["sheet"]["drawing"], block["image"]["seed"]).save(image)
+
+
+def layout_drawing(model: Model, block: dict[str, Any],
+                   presentation: Presentation | None = None) -> Any:
+    """The layout record of a task's image exactly as it is drawn (no pixels): a sheet's
+    from its drawing block, any other task's from its model in ``presentation`` (default:
+    its own)."""
+    from ..render import layout_model, layout_sheet
+
+    image = block["image"]
+    if image["style"] == SHEET_STYLE:
+        return layout_sheet(block["sheet"]["drawing"], image["seed"])
+    shown = presentation or presentation_of(block)
+    return layout_model(model, seed=image["seed"], presentation=shown,
+                        category=block["category"])
+
+
 def render_drawings(model: Model, block: dict[str, Any], image: Path | None,
                     dxf: Path | None) -> None:
     """Draw a problem's image and/or DXF (either may be None: not wanted) from its
@@ -55,6 +82,10 @@ def render_drawings(model: Model, block: dict[str, Any], image: Path | None,
     from ..render.cad.dxf import render_dxf, render_with_dxf
 
     style, seed = block["image"]["style"], block["image"]["seed"]
+    if style == SHEET_STYLE:
+        if image is not None:
+            render_sheet_image(block, image)
+        return
     shown = presentation_of(block).with_(style=style)
     category = block.get("category")
     if dxf is None:

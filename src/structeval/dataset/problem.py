@@ -16,7 +16,7 @@ from .notes import task_notes
 #: scanned copies are noisy photos of paper: JPEG keeps them ~50 KB where PNG takes ~120 KB
 #: pencil on textured paper and photocopied exam pages likewise
 IMAGE_TYPES = {"cad": "png", "textbook": "png", "scanned": "jpg", "sketch": "jpg",
-               "exam-page": "jpg"}
+               "exam-page": "jpg", "sheet": "png"}
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from PIL import Image
 
-from ..render import layout_model
 from ..render.legibility.visibility import (
     OCR_STYLES,
     GlyphReading,
@@ -32,6 +31,7 @@ from ..render.legibility.visibility import (
 )
 from ..render.paint.degrade import tilt_deg
 from ..render.scene.styles import STYLES
+from .images import SHEET_STYLE, layout_drawing
 from .paths import IMAGE_DIR, RAW_DIR
 from .rawfile import presentation_of, read_raw
 
@@ -77,10 +77,11 @@ def check_tasks(paths: Sequence[Path], data_dir: Path, profile: int) -> Visibili
         _, block, model = read_raw(path)
         image = block["image"]
         shown = presentation_of(block)
-        record = layout_model(model, seed=image["seed"], presentation=shown,
-                              category=block["category"])
+        record = layout_drawing(model, block)
         with Image.open(data_dir / IMAGE_DIR / image["file"]) as picture:
-            small, scale = delivered(picture, profile)
+            # a sheet is read at its native size: the harness sends it whole or in tiles
+            native = max(picture.size) if shown.style == SHEET_STYLE else profile
+            small, scale = delivered(picture, native)
         style = STYLES[shown.style]
         tilt = tilt_deg(image["seed"]) if style.scanned or style.page else 0.0
         for item in texts_of(record.layout):

@@ -183,10 +183,11 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
     return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
 
 
-def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = None,
-            ) -> tuple[Scene, dict[str, str]]:
+def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = None, *,
+            lettered: bool = True) -> tuple[Scene, dict[str, str]]:
     """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels,
-    in the presentation ``shown`` (its dimensioning, values and units)."""
+    in the presentation ``shown`` (its dimensioning, values and units); without joint
+    letters when not ``lettered`` (a sheet's elevations: its grid letters name places)."""
     shown = shown or Presentation()
     scene = Scene(style, k, values=value_text(model, shown), shown=shown)
     draw_members(scene, model)
@@ -194,7 +195,7 @@ def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = N
     requests = draw_supports(scene, model)
     requests += draw_loads(scene, model)
     plans = plan_dimensions(scene, model)  # before labels: they keep off extension lines
-    letters = place_letters(scene, model)
+    letters = place_letters(scene, model) if lettered else {}
     place_requests(scene, requests)
     draw_dimensions(scene, model, plans)  # last: chains go outside everything, labels included
     draw_legend(scene)  # legend and unit note, below it all

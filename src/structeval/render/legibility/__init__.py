@@ -23,6 +23,7 @@ from .legend import legend
 from .page import page_texts
 from .positions import arrows_point, coordinates, load_positions
 from .record import Record, Violation
+from .sheet import check_sheet, view_rects
 from .symbols import couples, supports
 from .texts import association, dimension_texts, overlaps
 
@@ -49,9 +50,12 @@ RULES: dict[str, Rule] = {
 
 def check(result: object, rules: dict[str, Rule] | None = None) -> list[Violation]:
     """Every violation of ``rules`` (default: all) in a figure's layout record
-    (a ``FigureLayout``, a ``RenderResult`` or a :class:`Record`)."""
+    (a ``FigureLayout``, a ``RenderResult`` or a :class:`Record`); a drawing sheet (style
+    ``sheet``) is checked view by view (:mod:`.sheet`)."""
     rec = Record.of(result)
+    if getattr(result, "style", None) == "sheet":
+        return check_sheet(rec, rules or RULES)
     return [v for rule in (rules or RULES).values() for v in rule(rec)]
 
 
-__all__ = ["MIN_LONG_SIDE", "RULES", "Record", "Violation", "check"]
+__all__ = ["MIN_LONG_SIDE", "RULES", "Record", "Violation", "check", "view_rects"]

@@ -14,6 +14,7 @@ from ..scene.layout import LayoutItem
 from ..scene.shapes import XY, Rect, point_segment_distance, segment_rect_distance
 
 point_segment = point_segment_distance
+JOINT_TOL = 0.5  # px: member ends closer than this are one joint
 
 Segment = tuple[XY, XY]
 
@@ -56,9 +57,19 @@ class Record:
 
     @cached_property
     def joints(self) -> list[XY]:
-        """Joint positions: where letters are anchored (every joint is lettered)."""
-        return [it.anchor.at[0] for it in self.items
-                if it.role == "letter" and it.anchor is not None]
+        """Joint positions: where letters are anchored (every joint of a figure is
+        lettered); in a drawing without letters (a sheet's elevation, where grid lines
+        name the places) the members' ends, each once."""
+        lettered = [it.anchor.at[0] for it in self.items
+                    if it.role == "letter" and it.anchor is not None]
+        if lettered:
+            return lettered
+        ends: list[XY] = []
+        for it in self.members:
+            for p in it.glyph.paths["ends"]:  # type: ignore[union-attr]
+                if all(math.dist(p, q) > JOINT_TOL for q in ends):
+                    ends.append(p)
+        return ends
 
     @cached_property
     def labels(self) -> list[LayoutItem]:

@@ -79,12 +79,22 @@ class Obstacles:
     _grid: dict[tuple[int, int], list[int]] = field(default_factory=lambda: defaultdict(list))
     _shapes: list[tuple[Shape, int]] = field(default_factory=list)
     _reserved: dict[str, list[Shape]] = field(default_factory=dict)
+    #: the reservations by grid cell (tag, shape), so a query looks only at those near it
+    _reserved_grid: dict[tuple[int, int], list[tuple[str, Shape]]] = field(
+        default_factory=lambda: defaultdict(list))
 
     def reserve(self, shape: Shape, tag: str) -> None:
         self._reserved.setdefault(tag, []).append(shape)
+        for key in self._cells(shape.bbox(), 0.0):
+            self._reserved_grid[key].append((tag, shape))
 
     def release(self, tag: str) -> None:
-        self._reserved.pop(tag, None)
+        if self._reserved.pop(tag, None) is None:
+            return
+        for key, held in list(self._reserved_grid.items()):
+            kept = [entry for entry in held if entry[0] != tag]
+            if len(kept) != len(held):
+                self._reserved_grid[key] = kept
 
     def add(self, shape: Shape, item_index: int) -> None:
         idx = len(self._shapes)
@@ -112,8 +122,8 @@ class Obstacles:
             shape, item = self._shapes[idx]
             if item not in ignore and item not in out and shape.hits(r, pad):
                 out.append(item)
-        if RESERVED not in ignore and any(s.hits(r, pad) for shapes in self._reserved.values()
-                                          for s in shapes):
+        if RESERVED not in ignore and any(s.hits(r, pad) for key in self._cells(r, pad)
+                                          for _, s in self._reserved_grid.get(key, ())):
             out.append(RESERVED)
         return out
 

@@ -68,6 +68,8 @@ STYLES: dict[str, Style] = {
     "sketch": Style("sketch", _GRAPHITE, jitter=1.1, member_width=3.0, lettering="hand",
                     pencil=True),
     "exam-page": Style("exam-page", _NORMAL, member_width=3.0, page=True),
+    # a drawing sheet of several views (render/compose/sheet.py): clean CAD line work
+    "sheet": Style("sheet", _NORMAL),
 }
 
 
