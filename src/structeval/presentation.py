@@ -38,7 +38,8 @@ FACTOR_HELP: dict[str, str] = {
     "language": "en: English texts; zh: Chinese texts (the answer is the same JSON)",
     "symbols": "a: the default symbol set; b: a second textbook convention (link bars)",
     "style": "cad, textbook, scanned, sketch (pencil on paper), exam-page (figure on a "
-             "problem page), sheet (a drawing sheet of plan, elevations, load table; the task names a frame)",
+             "problem page), sheet (a drawing sheet: plan, elevations, load table; the task "
+             "names a frame)",
 }
 
 
