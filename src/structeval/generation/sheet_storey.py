@@ -71,6 +71,11 @@ CASES: dict[str, dict[str, float]] = {
 
 @dataclass(frozen=True)
 class Building:
+    """The building a sheet draws: lettered grid lines along the frames (``letters``,
+    ``bays`` between them), numbered frames across (``numbers``, ``spacings``), storey
+    heights, the area loads and the secondary beams. One record, so the plan, the
+    elevations and the derived member loads all come from the same numbers."""
+
     letters: tuple[str, ...]
     bays: tuple[float, ...]
     numbers: tuple[str, ...]
