@@ -94,7 +94,7 @@ def test_the_generated_splits_are_the_recipe(tasks: list[Task], shipped_figures:
     task (the same layout call), every other draft is laid out afresh."""
     from structeval.dataset.fingerprint import fingerprint
     from structeval.dataset.rawfile import presentation_of
-    from structeval.generation.legible import drawing_fault, layout_fault
+    from structeval.generation.legible import layout_fault, stored_drawing_fault
 
     known = {(fingerprint(fig.model), json.dumps(presentation_of(fig.block).to_json()),
               fig.block["image"]["seed"]): fig.layout for fig in shipped_figures}
@@ -104,7 +104,7 @@ def test_the_generated_splits_are_the_recipe(tasks: list[Task], shipped_figures:
         layout = known.get((fingerprint(model), json.dumps(shown.to_json()), seed))
         if layout is None:
             fresh_layouts.append(category)
-            return drawing_fault(model, category, shown, seed)
+            return stored_drawing_fault(model, category, shown, seed)
         return layout_fault(layout)
 
     core = [fingerprint(t.model) for t in tasks if t.split == "core"]

@@ -81,6 +81,18 @@ def test_the_example_in_the_prompt_is_the_valid_stable_model(prompt_type):
     assert by[("S1", "ux")] == pytest.approx(0.0, abs=1e-9)
 
 
+def test_the_worked_example_follows_the_hinge_convention():
+    """The example's words draw a circle centred on B (a hinge of the whole joint), so every
+    link end at B is "hinge", as the convention in the schema says (a released end of one
+    member would be drawn as a circle on that member, beside B)."""
+    model = parse_model(example_model())
+    at_b = [(lk.hinge_a if lk.a == "B" else lk.hinge_b) for lk in model.links
+            if "B" in (lk.a, lk.b)]
+    assert len(at_b) == 2 and all(at_b)
+    example = system_prompt("standard").split("## Example")[1].split("<json>")[0]
+    assert "hinge circle centred on B" in example
+
+
 def test_notes_are_appended_to_the_task_text():
     assert task_text("Pin-jointed truss.").endswith("Notes for this drawing: Pin-jointed truss.")
     assert "Notes" not in task_text("") and "Notes" not in task_text(None)

@@ -31,6 +31,7 @@ from structeval.harness.inputs.prompts import (
     system_prompt,
     task_text,
 )
+from structeval.phrasebook import say
 from structeval.scoring import score
 from structeval.scoring.wording import TEMPLATES, placeholders
 from tests.fakeserver import fixture as fx
@@ -112,6 +113,36 @@ def test_the_chinese_prompt_speaks_structural_engineering():
                  "均布荷载", "集中力", "力偶", "弯矩", "支座反力", "杆件", "结点"):
         assert term in text, term
     assert not re.search(r"\bYou\b|\bthe\b", text)  # no English sentences left
+
+
+#: the convention sentences' key words, so that an emptied or reworded phrase fails too
+HINGE_CONVENTION = {
+    "en": {"convention.hinge-joint": ("centred on a joint", 'set "hinge" on every link end'),
+           "convention.hinge-end": ("on one member", "its own diameter",
+                                    "only that member's end", 'other link ends there "rigid"')},
+    "zh": {"convention.hinge-joint": ("以结点为圆心", "每个杆端都设为 \"hinge\""),
+           "convention.hinge-end": ("某一根杆件上", "自身直径", "只有该杆",
+                                    "否则仍为 \"rigid\"")},
+}
+#: the sentence that let a reader release every end at a member-end circle (a mechanism)
+OLD_HINGE_RULE = {"en": "releasing every end at that point is also correct",
+                  "zh": "把该点所有杆端都设为铰接也是正确的"}
+
+
+@pytest.mark.parametrize("prompt_type", PROMPT_TYPES)
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_system_prompt_states_one_hinge_convention(lang, prompt_type):
+    """A circle centred on a joint releases every end there; a circle on one member, clear
+    of the joint, releases that member's end only. Both sentences come from the phrasebook,
+    once each, in the schema's links section; the old "every end is also correct" is gone."""
+    text = system_prompt(prompt_type, lang)
+    links = text.split("### links")[1].split("### supports")[0]
+    for key, words in HINGE_CONVENTION[lang].items():
+        sentence = say(key, lang)
+        assert all(w in sentence for w in words), (key, sentence)
+        assert text.count(sentence) == 1 and sentence in links, key
+    assert OLD_HINGE_RULE[lang] not in text
+    assert "also correct" not in text and "也是正确的" not in text
 
 
 def test_defaults_are_the_same_numbers_in_both_languages():

@@ -122,7 +122,9 @@ def test_a_zh_and_an_en_figure_carry_the_same_information() -> None:
 def test_a_bare_figure_is_the_task_figure_without_its_notes() -> None:
     """Without a presentation the renderer draws the figure alone (reports, quick looks):
     exactly the task's figure minus the notes block printed under it, in each untilted
-    style (a scanned page's tilt turns about the centre of a canvas the notes enlarge)."""
+    style (a scanned page's tilt turns about the centre of a canvas the notes enlarge),
+    at one scale (a task's figure is also refitted to the delivery profile, where its
+    notes take room too: tests/test_delivery_profile.py)."""
     picked: dict[str, Path] = {}
     for path in sorted((DATA_DIR / RAW_DIR).glob("*.json")):
         _, block, _ = read_raw(path)
@@ -134,7 +136,7 @@ def test_a_bare_figure_is_the_task_figure_without_its_notes() -> None:
         seed = block["image"]["seed"]
         bare = layout_model(model, style=style, seed=seed).layout_json()["items"]
         task = layout_model(model, seed=seed, presentation=presentation_of(block),
-                            category=block["category"]).layout_json()["items"]
+                            category=block["category"], profile=None).layout_json()["items"]
         notes = [it for it in task if it["owner"] == "notes"]
         assert notes, picked[style].stem
         assert [it for it in task if it["owner"] != "notes"] == bare, picked[style].stem

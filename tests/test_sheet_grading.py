@@ -342,3 +342,20 @@ def test_the_inspect_task_asks_the_statement_and_names_the_wrong_frame(folder, t
     score = next(iter(log.samples[0].scores.values()))
     assert score.value == 0.0 and score.metadata["wrong_frame"] == "2"
     assert "this is the frame on grid line 2" in score.explanation
+
+
+def test_the_inspect_task_leaves_out_a_sheet_whose_image_is_missing(fresh, caplog):
+    """One missing image does not refuse the task set: that task is left out, named in a
+    warning with the command that draws it; with nothing left, the refusal says why."""
+    pytest.importorskip("inspect_ai", reason="inspect-ai is not installed")
+    from structeval.inspect_task import TaskParameterError, structeval
+
+    fresh.image.unlink()
+    with caplog.at_level("WARNING", logger="structeval.inspect_task"):
+        task = structeval(data_dir=str(fresh.root), split="all")
+    ids = [sample.id for sample in task.dataset]
+    assert fresh.plain_id in ids and SHEET_ID not in ids
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert f"{SHEET_ID}: " in warned and "--render-missing" in warned
+    with pytest.raises(TaskParameterError, match=r"can be shown: .*is missing"):
+        structeval(data_dir=str(fresh.root), split="all", filter=SHEET_ID)

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -106,6 +107,8 @@ from structeval.harness.run.repair_loop import best_attempt
 from structeval.model import Model, dumps_model
 from structeval.model.errors import StructEvalError
 from structeval.presentation import FACTORS
+
+_LOG = logging.getLogger(__name__)
 
 try:  # inspect prints this kind of error as its message alone, without a traceback
     from inspect_ai._util.error import PrerequisiteError as _ShownError
@@ -254,6 +257,26 @@ def select_dataset_tasks(*, split: str | None, category: Any, difficulty: Any,
     if not tasks:
         raise TaskParameterError("no task matches the selection")
     return tasks
+
+
+def left_out_unavailable(items: list[DatasetTask]) -> list[DatasetTask]:
+    """The tasks that can be shown. A task the loader found unshowable (a sheet image
+    missing or not the recorded one) is left out with one warning naming it and the
+    loader's reason, so one missing image does not refuse the whole task set; when no
+    task is left, the refusal says why."""
+    bad = [item for item in items if isinstance(getattr(item, "unavailable", None), str)
+           and item.unavailable]
+    if not bad:
+        return items
+    if len(bad) == len(items):
+        raise TaskParameterError(f"none of the {len(items)} selected task(s) can be shown: "
+                                 f"{bad[0].unavailable}")
+    named = "; ".join(f"{item.id}: {item.unavailable}" for item in bad[:3])
+    more = f" (and {len(bad) - 3} more)" if len(bad) > 3 else ""
+    _LOG.warning("%d of %d selected task(s) left out, their images cannot be shown: %s%s",
+                 len(bad), len(items), named, more)
+    left = {id(item) for item in bad}
+    return [item for item in items if id(item) not in left]
 
 
 def to_sample(item: DatasetTask, lang: str = "en", *, modality: str = "image",
@@ -454,6 +477,7 @@ def structeval(max_retries: int = 3, prompt_type: str = "standard", split: str |
         if not shown:
             raise TaskParameterError(f"none of the {len(chosen)} selected task(s) has a DXF "
                                      "file, so modality=dxf has nothing to send")
+        shown = left_out_unavailable(shown)
         samples = [to_sample(item, lang, modality=modality, max_image_side=max_image_side,
                              image_detail=image_detail, image_mode=image_mode,
                              max_zooms=max_zooms)

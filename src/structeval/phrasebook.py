@@ -14,8 +14,10 @@ same in both languages (10 kN, 5 kN/m, 20 kN·m, 2 m: a Chinese text typesets th
 like this too, after GB 3101, with a space between number and unit), so value
 texts are language-neutral and only the words change.
 
-This module sits below the dataset (task notes) and the renderer (figure notes,
-the exam page); it knows nothing about either.
+This module sits below the dataset (task notes), the renderer (figure notes,
+the exam page) and the prompt (the hinge convention the drawings follow, which
+:mod:`structeval.harness.inputs.prompt_en` and ``prompt_zh`` state); it knows nothing
+about any of them.
 """
 
 from __future__ import annotations
@@ -58,6 +60,24 @@ PHRASES: dict[str, dict[str, str]] = {
     "figure.rigid-joints": {
         "en": "Joints are rigid unless drawn with a hinge circle.",
         "zh": "除画有小圆圈的铰结点外，其余结点均为刚结点。",
+    },
+    # -- the hinge convention the drawings follow, stated in the prompt -----------------
+    # (the renderer draws exactly these two cases: render.symbols.members.draw_hinges)
+    "convention.hinge-joint": {
+        "en": 'A hinge circle centred on a joint, with every member stopping at its rim, is '
+              'a hinge of the whole joint: set "hinge" on every link end that meets at that '
+              'point.',
+        "zh": '圆圈以结点为圆心、各杆件都止于圆周时，表示整个结点为铰结点：把交于该点的每个杆端都'
+              '设为 "hinge"。',
+    },
+    "convention.hinge-end": {
+        "en": 'A small circle on one member, clear of the joint by at least its own '
+              'diameter, releases only that member\'s end at that joint: set "hinge" on that '
+              'link end (at the joint, not at the circle) and keep the other link ends there '
+              '"rigid" unless they carry a circle of their own.',
+        "zh": '小圆圈画在某一根杆件上、与结点的距离不小于其自身直径时，表示只有该杆在这一结点处的'
+              '杆端为铰接：把该杆端设为 "hinge"（设在结点处，而不是圆圈处），交于该结点的其他杆端'
+              '除非自身也画有小圆圈，否则仍为 "rigid"。',
     },
     # -- the exam page around a figure -------------------------------------------------
     "page.header": {"en": "Structural Mechanics: Final Examination",

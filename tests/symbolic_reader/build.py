@@ -18,7 +18,7 @@ from .loads import (
     read_rows,
 )
 from .supports import read_supports
-from .topology import Topology, read_hinges, read_topology
+from .topology import Topology, read_hinges, read_topology, released_joint
 from .view import ReadError, drawing, reader_view
 
 __all__ = ["ReadError", "read_drawing"]
@@ -72,6 +72,8 @@ def _covers(d, top: Topology, loads: Loads, supports: list) -> dict[tuple[str, i
         out.setdefault(("joint", s.joint), []).append(box_of(s.glyph, 2.0))
     for g in d.of("hinge"):
         j = top.joint_at(g.pts["centre"], 1.5 * g.num["r"] + 2.0)  # on it or touching it
+        if j is None:  # a released end's circle, on its member: the nearer end's joint
+            j = released_joint(top, g.pts["centre"])
         if j is not None:
             out.setdefault(("joint", j), []).append(box_of(g, 1.0))
     for f in loads.forces:

@@ -84,8 +84,18 @@ def read_hinges(d: Drawing, top: Topology, pin_jointed: bool) -> None:
         if k is None:
             raise ReadError(f"a hinge circle at {c} is on no member")
         m = top.members[k]
-        pa, pb = top.segment(m)
-        if math.dist(c, pa) < math.dist(c, pb):
+        if released_joint(top, c) == m.a:
             m.hinge_a = True
         else:
             m.hinge_b = True
+
+
+def released_joint(top: Topology, centre: XY) -> int | None:
+    """The joint whose member end a circle on a member releases: the member's nearer end
+    (None when the circle is on no member)."""
+    k = top.member_through(centre)
+    if k is None:
+        return None
+    m = top.members[k]
+    pa, pb = top.segment(m)
+    return m.a if math.dist(centre, pa) < math.dist(centre, pb) else m.b

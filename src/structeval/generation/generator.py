@@ -33,6 +33,7 @@ from ..model.types import Model
 from ..presentation import Presentation, PresentationError
 from .builder import merge_idle_points, renumber
 from .families import MIN_COMPLEXITY, Skeleton, pick_family, pool_of
+from .legible import DrawingCheck, drawing_fault
 from .load_placement import add_loads
 from .selection import STANDARD, Selection, plan, problem_id
 from .stats import GenerationStats
@@ -154,12 +155,16 @@ def generate_problem(seed: int, index: int, category: str, level: int, split: st
                      seen: set[str], *, selection: Selection = STANDARD,
                      presentation: Mapping[str, str] | None = None,
                      stats: GenerationStats | None = None,
-                     accept: Callable[[Model], str | None] | None = None) -> Problem:
+                     accept: Callable[[Model], str | None] | None = None,
+                     drawing: DrawingCheck | None = None) -> Problem:
     """The first attempt that passes every check; its fingerprint is added to ``seen``.
 
     ``accept`` is the caller's own last check of a draft that passed all others (the
     recipe's: every drawing of the structure legible), returning a rejection reason or
-    None; a draft it refuses counts as a rejected attempt like any other.
+    None; a draft it refuses counts as a rejected attempt like any other. ``drawing``
+    checks the draft's own drawing (its presentation and image seed) the same way:
+    :func:`.legible.drawing_fault`, the legibility rules at the delivery profile, for
+    every writer of new tasks.
 
     ``presentation`` fixes factors of the task's presentation (the style is otherwise
     drawn per problem); the difficulty rule is evaluated in that presentation.
@@ -185,6 +190,9 @@ def generate_problem(seed: int, index: int, category: str, level: int, split: st
         if reason is None and accept is not None:
             assert result.model is not None
             reason = accept(result.model)
+        if reason is None and drawing is not None:
+            assert result.model is not None
+            reason = drawing(result.model, category, shown, image_seed)
         if stats is not None:
             stats.record(result.template, reason, time.perf_counter() - started,
                          None if result.model is None else len(result.model.links))
@@ -207,8 +215,11 @@ def synthesize(count: int, seed: int, *, category: str | None = None,
                avoid: Iterable[str] = (), selection: Selection = STANDARD,
                presentation: Mapping[str, str] | None = None,
                stats: GenerationStats | None = None, progress: bool = False,
+               drawing: DrawingCheck | None = drawing_fault,
                ) -> list[Problem]:
-    """``count`` distinct problems; ``avoid`` holds fingerprints already taken elsewhere."""
+    """``count`` distinct problems; ``avoid`` holds fingerprints already taken elsewhere.
+    Each one's drawing keeps the legibility rules at the delivery profile (``drawing``;
+    None skips the check, for callers that never draw the problems)."""
     seen = set(avoid)
     jobs: Iterable[tuple[int, tuple[str, int]]] = enumerate(
         plan(count, category, difficulty_level, selection,
@@ -218,7 +229,7 @@ def synthesize(count: int, seed: int, *, category: str | None = None,
 
         jobs = tqdm(list(jobs), desc="generating", unit="problem")
     return [generate_problem(seed, i, cat, lv, split, seen, selection=selection,
-                             presentation=presentation, stats=stats)
+                             presentation=presentation, stats=stats, drawing=drawing)
             for i, (cat, lv) in jobs]
 
 

@@ -6,6 +6,14 @@ couple's arc crossed by a load row or a value text equally near two rows. Such a
 item would be unfair, and the fix belongs to the drawing, not to the checks: the
 recipe asks for another draft of the structure instead (:func:`drawing_fault` is
 the ``accept`` check of :func:`structeval.generation.generator.generate_problem`).
+
+The rules are judged at the delivery profile (the drawing as an API shrinks it to
+1568 px on the long side): every writer of new tasks (``tools/synthesize.py``, the
+generator's ``synthesize``) refuses a draft whose drawing breaks a rule there and
+drafts again. The recipe of the shipped splits keeps its verdicts at the stored size
+(:func:`stored_drawing_fault`), so that it still writes the shipped structures byte
+for byte; the few of those that do not keep every rule at the profile are listed by
+``tools/check_drawings.py`` and the tests.
 """
 
 from __future__ import annotations
@@ -19,20 +27,32 @@ from ..presentation import Presentation
 DrawingCheck = Callable[[Model, str, Presentation, int], str | None]
 
 
-def layout_fault(layout: object) -> str | None:
+def layout_fault(layout: object, profile: int | None = None) -> str | None:
     """The rejection reason of a laid-out figure (a ``FigureLayout``): the first
-    legibility rule it breaks, or None when it keeps them all."""
+    legibility rule it breaks at ``profile`` (None: at the stored size), or None when it
+    keeps them all."""
     from ..render.legibility import check
 
-    broken = check(layout)
+    broken = check(layout, profile=profile)
     return None if not broken else f"illegible drawing ({broken[0].rule})"
 
 
-def drawing_fault(model: Model, category: str, shown: Presentation, seed: int) -> str | None:
-    """:func:`layout_fault` of the task's figure (its layout record, no pixels)."""
+def stored_drawing_fault(model: Model, category: str, shown: Presentation, seed: int,
+                         ) -> str | None:
+    """:func:`layout_fault` of the task's figure at its stored size (the recipe's check)."""
     from ..render import layout_model
 
     return layout_fault(layout_model(model, seed=seed, presentation=shown, category=category))
+
+
+def drawing_fault(model: Model, category: str, shown: Presentation, seed: int) -> str | None:
+    """:func:`layout_fault` of the task's figure at the delivery profile (1568 px): the
+    check of every writer of new tasks."""
+    from ..render import layout_model
+    from ..render.legibility import DELIVERY_LONG_SIDE
+
+    return layout_fault(layout_model(model, seed=seed, presentation=shown, category=category),
+                        DELIVERY_LONG_SIDE)
 
 
 def every_drawing(check: DrawingCheck, category: str,

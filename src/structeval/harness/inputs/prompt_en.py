@@ -8,6 +8,7 @@ one worked example (byte for byte) and one set of defaults.
 from __future__ import annotations
 
 from ...model import DEFAULT_A, DEFAULT_E, DEFAULT_IZ
+from ...phrasebook import say
 
 INTRO = """\
 You are a structural engineer. You will see a drawing of a plane structure (a beam, \
@@ -39,8 +40,8 @@ hinge part-way along it must be split there into several links; a point may \
 not lie inside a link.
 - "endA"/"endB" are "rigid" (default) or "hinge". "hinge" releases the bending \
 moment at that end of that link (the end can rotate freely; it still moves with \
-the point). For a hinge circle drawn at a joint, set "hinge" on the link ends \
-that meet there (releasing every end at that point is also correct).
+the point). {say('convention.hinge-joint', 'en')} \
+{say('convention.hinge-end', 'en')}
 - Trusses are pin-jointed: in a truss every member has "endA": "hinge" and \
 "endB": "hinge".
 - Section properties "E" (kN/m²), "A" (m²), "Iz" (m⁴) are optional. When omitted \
@@ -108,10 +109,10 @@ EXAMPLE = """\
 ## Example
 
 Drawing: a horizontal beam A–B–C–D. A is built into a wall (fixed); a hinge \
-circle at B, 3 m right of A; a roller on the ground at C, 3 m right of B; D is a \
-free end 1.5 m right of C. A uniform load of 4 kN/m acts downward on A–B, a \
+circle centred on B, 3 m right of A; a roller on the ground at C, 3 m right of B; D \
+is a free end 1.5 m right of C. A uniform load of 4 kN/m acts downward on A–B, a \
 downward force of 10 kN acts 2 m right of B, and a clockwise couple of 6 kN·m \
-acts at D. (Releasing L2's end A at B as well would describe the same structure.)
+acts at D. (So both link ends at B, L1's end B and L2's end A, are "hinge".)
 
 <json>
 {json}

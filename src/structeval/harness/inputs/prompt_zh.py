@@ -12,6 +12,7 @@ values, the units, the sign conventions, the defaults and the worked example
 from __future__ import annotations
 
 from ...model import DEFAULT_A, DEFAULT_E, DEFAULT_IZ
+from ...phrasebook import say
 
 INTRO = """\
 你是一名结构工程师。你将看到一幅平面结构（梁、刚架或桁架）的图，图中标有支座、铰、荷载和\
@@ -39,8 +40,8 @@ id 为字符串，在各自数组内唯一（例如点用 "A"、"B"，杆件用 
 - 杆件只在端点处相互连接。杆件中间若有结点、支座或铰，必须在该处把它分成几根杆件；点不得\
 落在杆件内部。
 - "endA"/"endB" 取 "rigid"（刚接，默认）或 "hinge"（铰接）。"hinge" 释放该杆在这一端的\
-弯矩（杆端可自由转动，但仍随该点移动）。图中结点处画有铰（小圆圈）时，把交于该点的杆端设为 \
-"hinge"（把该点所有杆端都设为铰接也是正确的）。
+弯矩（杆端可自由转动，但仍随该点移动）。{say('convention.hinge-joint', 'zh')}\
+{say('convention.hinge-end', 'zh')}
 - 桁架按铰接桁架计算：桁架中每根杆件都取 "endA": "hinge" 和 "endB": "hinge"。
 - 截面参数 "E"（kN/m²）、"A"（m²）、"Iz"（m⁴）可以省略。省略时每根杆件取 \
 E = {DEFAULT_E:.0f}, A = {DEFAULT_A!r}, Iz = {DEFAULT_IZ!r}。除非图中给出了杆件刚度，否则\
@@ -96,10 +97,10 @@ bendingMoment —— 集中力偶，大小为 "value" kN·m（取正值），作
 EXAMPLE = """\
 ## 示例
 
-图：水平梁 A–B–C–D。A 端为固定端（嵌固在墙内）；B 处画有铰，在 A 右侧 3 m；C 处为地面上\
-的可动铰支座，在 B 右侧 3 m；D 为自由端，在 C 右侧 1.5 m。A–B 段作用向下的均布荷载 \
-4 kN/m，B 右侧 2 m 处作用向下的集中力 10 kN，D 处作用顺时针的集中力偶 6 kN·m。（在 B 处把 \
-L2 的 A 端也设为铰接，描述的是同一个结构。）
+图：水平梁 A–B–C–D。A 端为固定端（嵌固在墙内）；B 处为铰（圆圈以 B 为圆心），在 A 右侧 \
+3 m；C 处为地面上的可动铰支座，在 B 右侧 3 m；D 为自由端，在 C 右侧 1.5 m。A–B 段作用向下的\
+均布荷载 4 kN/m，B 右侧 2 m 处作用向下的集中力 10 kN，D 处作用顺时针的集中力偶 6 kN·m。\
+（因此交于 B 的两个杆端，即 L1 的 B 端和 L2 的 A 端，都是 "hinge"。）
 
 <json>
 {json}

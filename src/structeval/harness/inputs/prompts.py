@@ -46,7 +46,7 @@ _EXAMPLE_MODEL = {
     "points": [{"id": "A", "x": 0, "y": 0}, {"id": "B", "x": 3, "y": 0},
                {"id": "C", "x": 6, "y": 0}, {"id": "D", "x": 7.5, "y": 0}],
     "links": [{"id": "L1", "a": "A", "b": "B", "endA": "rigid", "endB": "hinge"},
-              {"id": "L2", "a": "B", "b": "C", "endA": "rigid", "endB": "rigid"},
+              {"id": "L2", "a": "B", "b": "C", "endA": "hinge", "endB": "rigid"},
               {"id": "L3", "a": "C", "b": "D", "endA": "rigid", "endB": "rigid"}],
     "supports": [{"id": "S1", "at": {"type": "point", "id": "A"}, "kind": "fixed",
                   "angleDeg": 0},

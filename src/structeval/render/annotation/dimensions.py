@@ -140,6 +140,12 @@ def _blocked(scene: Scene, axis: Axis, a0: float, o_from: float, o_to: float,
                for da in (-HALO, 0.0, HALO))
 
 
+#: px (design) within which a place's own symbol covers a line's last stretch. The rule
+#: allows 2 px in the stored image, which is enlarged up to about 3×: a smaller pad here
+#: keeps the plan on the safe side of the rule at every enlargement.
+COVER_PAD = 0.6
+
+
 def _bridged(scene: Scene, axis: Axis, a0: float, outside: float, first_o: float,
              structural: frozenset[int], own: frozenset[int]) -> bool:
     """Where the line will stop (at the place's own symbol, if one is in the way), the rest
@@ -156,7 +162,7 @@ def _bridged(scene: Scene, axis: Axis, a0: float, outside: float, first_o: float
     for k in range(steps):
         o = end_o - (end_o - first_o) * (k + 0.5) / steps
         x, y = axis.fig(a0, o)
-        if not any(b.hits((x - 0.5, y - 0.5, x + 0.5, y + 0.5), 2.0) for b in boxes):
+        if not any(b.hits((x - 0.5, y - 0.5, x + 0.5, y + 0.5), COVER_PAD) for b in boxes):
             bare += (end_o - first_o) / steps
     return bare <= BRIDGE_CAPS * cap_height(scene.style.sizes["dim"]) - STOP_SHORT
 

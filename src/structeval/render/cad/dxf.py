@@ -52,6 +52,7 @@ from ..compose.figure import (
     finish,
     resolve_style,
 )
+from ..legibility.delivery import DELIVERY_LONG_SIDE
 from ..scene.errors import RenderError
 from ..scene.fonts import cap_height
 from ..scene.layout import LayoutItem
@@ -219,7 +220,9 @@ class _Writer:
         texts: dict[Interval, list[int]] = {}
         for t, interval in sorted(assigned.items()):
             texts.setdefault(interval, []).append(t)
-        used: set[int] = set()
+        # the first text of each interval is its DIMENSION's text, wherever it comes in
+        # the paint order (a text painted before its chain is not also written as TEXT)
+        used: set[int] = {ts[0] for ts in texts.values()}
         done: set[int] = set()
         for painted in scene.painted:
             index = painted.item
@@ -331,7 +334,8 @@ def _task_scene(model: Model | Mapping[str, Any] | str, style: str | None, scale
     """The scene :func:`render_model` lays out for the same arguments."""
     shown = None if presentation is None else as_presentation(presentation)
     return build_scene(model, resolve_style(style, shown), scale, "normal", seed,
-                       Wording.of(shown, category), shown)
+                       Wording.of(shown, category), shown,
+                       profile=None if shown is None else DELIVERY_LONG_SIDE)
 
 
 def render_dxf(model: Model | Mapping[str, Any] | str, style: str | None = None,

@@ -16,10 +16,11 @@ from ..annotation.figure_notes import draw_notes
 from ..annotation.legend import draw_legend
 from ..annotation.letters import place_letters
 from ..annotation.placement import RADII, place_label
-from ..legibility import RULES, Record, check
+from ..legibility import DELIVERY_LONG_SIDE, RULES, Record, check
+from ..legibility.delivery import profile_scale
 from ..legibility.record import box_distance, glyph_segments
 from ..legibility.texts import NEAREST_PAD, NEAREST_RATIO, labelled_type
-from ..paint.degrade import degrade, tilt_map
+from ..paint.degrade import MAX_TILT_DEG, degrade, tilt_map
 from ..paint.pencil import on_paper
 from ..paint.photocopy import photocopy
 from ..paint.raster import Canvas, canvas_for, placed_items, rasterize
@@ -30,7 +31,7 @@ from ..scene.fonts import lettering
 from ..scene.layout import LayoutItem
 from ..scene.result import FigureLayout, RenderResult
 from ..scene.scene import Scene
-from ..scene.shapes import Rect
+from ..scene.shapes import Rect, Similarity
 from ..scene.styles import RGB, Style, get_style, parse_colour
 from ..symbols.arrows import LabelRequest
 from ..symbols.loads import draw_loads
@@ -219,31 +220,110 @@ def as_presentation(presentation: Presentation | Mapping[str, str] | None) -> Pr
 
 def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float | None,
                 scheme: str, seed: int = 0, wording: Wording | None = None,
-                shown: Presentation | None = None,
+                shown: Presentation | None = None, *, profile: int | None = None,
+                min_long_side: int | None = MIN_LONG_SIDE,
                 ) -> tuple[Scene, dict[str, str]]:
     """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
-    first layout is too crowded to satisfy the legibility rules. Then its notes block
-    (when ``wording`` asks for one) and, for a page style, the page around it."""
+    first layout is too crowded to satisfy the legibility rules, then fitted to the
+    delivery ``profile`` (:func:`refit`; None: not fitted). Then its notes block (when
+    ``wording`` asks for one) and, for a page style, the page around it."""
     parsed = as_model(model)
     check_drawable(parsed)
     st = get_style(style, scheme)
     words = wording or Wording()
-    with lettering(st.lettering):
-        if scale is not None:
-            scene, letters = lay_out(parsed, st, resolve_scale(parsed, scale), shown)
+
+    def compose(k: float) -> tuple[Scene, dict[str, str], bool]:
+        with lettering(st.lettering):
+            scene, letters = lay_out(parsed, st, k, shown)
+            crowd = crowded(scene)
+            if words.notes:
+                draw_notes(scene, parsed, words.language)
+        if st.page:
+            scene = compose_page(scene, seed, words.language, words.category)
+        return scene, letters, crowd
+
+    if scale is not None:
+        scene, letters, _ = compose(resolve_scale(parsed, scale))
+        return scene, letters
+    k0, span = auto_scale(parsed), _span(parsed)
+    for grow in ROOMIER:
+        k = min(k0 * grow, max(k0, MAX_GROWN_PX / span))
+        scene, letters, crowd = compose(k)
+        if not crowd:
+            break
+    if profile is None or crowd:
+        return scene, letters
+    return refit(compose, k, (scene, letters), st, profile, min_long_side)
+
+
+#: a figure whose glyphs would reach the model below this share of their design size
+#: is drawn again with its structure smaller (its glyphs relatively larger)
+REFIT_BELOW = 1.0
+MAX_REFITS = 5
+
+
+def delivered_ratio(scene: Scene, style: Style, profile: int,
+                    min_long_side: int | None = MIN_LONG_SIDE) -> float:
+    """How large a glyph of the scene reaches a model, against its design size: the
+    canvas's enlargement times the shrinking to ``profile`` on the long side."""
+    canvas = canvas_for(scene, tilt_room=style.scanned or style.page,
+                        min_long_side=min_long_side)
+    return canvas.zoom * profile_scale((canvas.width, canvas.height), profile)
+
+
+def stored_legible(scene: Scene, style: Style, min_long_side: int | None,
+                   profile: int | None = None) -> bool:
+    """Whether the scene enlarged to its stored size keeps every rule, which the
+    design-pixel check of :func:`crowded` does not see in full (its few absolute pixel
+    margins grow with the enlargement). Untilted: the figure's geometry must not depend
+    on the seed, which a DXF drawing of it does not have. With a ``profile``: judged as
+    delivered at that size."""
+    tilted = style.scanned or style.page
+    canvas = canvas_for(scene, tilt_room=tilted, min_long_side=min_long_side)
+    items = placed_items(scene, canvas)
+    # a tilted page is judged untilted and at both extreme tilts: whatever the seed
+    # turns it by, its few absolute pixel margins are then kept
+    turns = (0.0, MAX_TILT_DEG, -MAX_TILT_DEG) if tilted else (0.0,)
+    centre = (canvas.width / 2, canvas.height / 2)
+    return all(not check(Record([it.mapped(Similarity.turn(centre, deg)) for it in items]
+                                if deg else items, canvas.width, canvas.height),
+                         profile=profile) for deg in turns)
+
+
+def refit(compose: Callable[[float], tuple[Scene, dict[str, str], bool]], k: float,
+          drawn: tuple[Scene, dict[str, str]], style: Style, profile: int,
+          min_long_side: int | None) -> tuple[Scene, dict[str, str]]:
+    """The figure drawn at the largest scale whose glyphs, texts and clearances reach a
+    model at ``profile`` px at (about) their design size.
+
+    Why: an API shrinks a wide drawing to its limit, and a long beam drawn as a long
+    strip delivers its arrowheads and couple arcs at a few pixels. Drawing the
+    structure smaller (``k`` px/m) while the glyphs keep their size makes the glyphs
+    larger against the whole, so the enlargement to the stored size and the API's
+    reduction leave them at their design size: a long beam gets larger glyphs and more
+    height, not a longer strip. The annotations do not shrink with ``k``, so the scale
+    is found in a few steps; a scale at which the layout no longer has room (a text
+    between its ticks), or whose stored image would break a rule, is not taken. When the
+    scale found does not keep every rule at the profile, the first layout stays as it
+    is (a half-way scale would only be a new drawing that the rules at the profile still
+    refuse): such a structure needs another layout (two rows), and the rules at the
+    profile list it.
+    """
+    scene, letters = drawn
+    for _ in range(MAX_REFITS):
+        ratio = delivered_ratio(scene, style, profile, min_long_side)
+        if ratio >= REFIT_BELOW:
+            return scene, letters
+        for step in (ratio * 0.98, math.sqrt(ratio)):  # the whole way, else half of it
+            tried, tried_letters, crowd = compose(k * step)
+            if not crowd and stored_legible(tried, style, min_long_side):
+                k, scene, letters = k * step, tried, tried_letters
+                break
         else:
-            k = auto_scale(parsed)
-            span = _span(parsed)
-            for grow in ROOMIER:
-                scene, letters = lay_out(parsed, st, min(k * grow, max(k, MAX_GROWN_PX / span)),
-                                         shown)
-                if not crowded(scene):
-                    break
-        if words.notes:
-            draw_notes(scene, parsed, words.language)
-    if st.page:
-        scene = compose_page(scene, seed, words.language, words.category)
-    return scene, letters
+            break
+    if scene is drawn[0] or stored_legible(scene, style, min_long_side, profile):
+        return scene, letters
+    return drawn  # no scale keeps the rules at the profile: the first layout, as it was
 
 
 def _span(model: Model) -> float:
@@ -256,7 +336,8 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str | None = Non
                  scale: float | None = None, *, scheme: str = "normal",
                  min_long_side: int | None = MIN_LONG_SIDE, zoom: float | None = None,
                  presentation: Presentation | Mapping[str, str] | None = None,
-                 category: str | None = None) -> RenderResult:
+                 category: str | None = None,
+                 profile: int | None = DELIVERY_LONG_SIDE) -> RenderResult:
     """Draw ``model`` as an exam figure: members, hinges, supports, loads with values,
     dimension chains and point letters, with no label touching anything else.
 
@@ -271,13 +352,17 @@ def render_model(model: Model | Mapping[str, Any] | str, style: str | None = Non
     everything in pale colours. ``scale`` is design pixels per metre (default: fitted).
     The figure is enlarged as a whole until its long side is at least ``min_long_side``
     px (0 or None: its natural size, e.g. for thumbnails in reports), or by exactly
-    ``zoom``.
+    ``zoom``. A task's figure (a ``presentation`` given, at a fitted scale) is drawn so
+    that its glyphs keep their design size once an API shrinks it to ``profile`` px on
+    the long side (the delivery profile, 1568; None: as wide as the structure asks).
     """
     colours = parse_highlight(highlight)
     shown = None if presentation is None else as_presentation(presentation)
     name = resolve_style(style, shown)
     scene, letters = build_scene(model, name, scale, scheme, seed,
-                                 Wording.of(shown, category), shown)
+                                 Wording.of(shown, category), shown,
+                                 profile=None if shown is None else profile,
+                                 min_long_side=min_long_side)
     return finish(scene, scene.style, seed, colours, letters, min_long_side=min_long_side,
                   zoom=zoom)
 
@@ -286,13 +371,16 @@ def layout_model(model: Model | Mapping[str, Any] | str, style: str | None = Non
                  seed: int = 0, scale: float | None = None, *, scheme: str = "normal",
                  min_long_side: int | None = MIN_LONG_SIDE, zoom: float | None = None,
                  presentation: Presentation | Mapping[str, str] | None = None,
-                 category: str | None = None) -> FigureLayout:
+                 category: str | None = None,
+                 profile: int | None = DELIVERY_LONG_SIDE) -> FigureLayout:
     """The layout record :func:`render_model` would return with the same arguments,
     without drawing a pixel (the scanned tilt included): for checks over many figures."""
     shown = None if presentation is None else as_presentation(presentation)
     name = resolve_style(style, shown)
     scene, letters = build_scene(model, name, scale, scheme, seed,
-                                 Wording.of(shown, category), shown)
+                                 Wording.of(shown, category), shown,
+                                 profile=None if shown is None else profile,
+                                 min_long_side=min_long_side)
     canvas, items = delivered(scene, scene.style, seed, min_long_side, zoom)
     return FigureLayout(items, letters, scene.k, scene.style.name, seed, canvas.width,
                         canvas.height, canvas.zoom)

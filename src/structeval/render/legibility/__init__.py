@@ -11,14 +11,24 @@ Rules (see each module): ``size`` (long side ≥ 1,600 px), ``couples``, ``suppo
 (:mod:`.symbols`), ``texts`` and ``dimensions`` (:mod:`.texts`), ``coordinates`` and
 ``load-positions``, ``arrows`` (:mod:`.positions`), ``page-texts`` (:mod:`.page`: the
 words of an exam page around the figure), ``legend`` (:mod:`.legend`: the parametric
-legend and the unit note), ``symmetry``, ``levels`` and ``slopes`` (:mod:`.exam`).
+legend and the unit note), ``symmetry``, ``levels`` and ``slopes`` (:mod:`.exam`),
+``glyph-sizes`` (:mod:`.glyph_sizes`: texts, arrowheads, arcs and circles large enough)
+and ``hinges`` (:mod:`.hinges`: the two hinge drawings told apart).
+
+``check(..., profile=1568)`` judges a figure as a model receives it: every rule but
+``size`` (which is about the stored image) on the record scaled to the delivery
+profile (:mod:`.delivery`). A drawing sheet is read at its native resolution (the
+harness sends it whole, in tiles or through a zoom tool), so it is judged there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from .delivery import DELIVERY_LONG_SIDE, PROFILES, SMALL_LONG_SIDE, at_profile
 from .exam import levels, slopes, symmetry
+from .glyph_sizes import glyph_sizes
+from .hinges import hinges
 from .legend import legend
 from .page import page_texts
 from .positions import arrows_point, coordinates, load_positions
@@ -45,17 +55,24 @@ RULES: dict[str, Rule] = {
     "coordinates": coordinates, "load-positions": load_positions, "arrows": arrows_point,
     "page-texts": page_texts,
     "legend": legend, "symmetry": symmetry, "levels": levels, "slopes": slopes,
+    "glyph-sizes": glyph_sizes, "hinges": hinges,
 }
 
 
-def check(result: object, rules: dict[str, Rule] | None = None) -> list[Violation]:
+def check(result: object, rules: dict[str, Rule] | None = None, profile: int | None = None,
+          ) -> list[Violation]:
     """Every violation of ``rules`` (default: all) in a figure's layout record
-    (a ``FigureLayout``, a ``RenderResult`` or a :class:`Record`); a drawing sheet (style
-    ``sheet``) is checked view by view (:mod:`.sheet`)."""
+    (a ``FigureLayout``, a ``RenderResult`` or a :class:`Record`), judged at the delivery
+    ``profile`` (the long side in px the image is shrunk to; None: the stored size); a
+    drawing sheet (style ``sheet``) is checked view by view at its native size
+    (:mod:`.sheet`)."""
     rec = Record.of(result)
+    chosen = rules or RULES
     if getattr(result, "style", None) == "sheet":
-        return check_sheet(rec, rules or RULES)
-    return [v for rule in (rules or RULES).values() for v in rule(rec)]
+        return check_sheet(rec, chosen)
+    seen = at_profile(rec, profile)
+    return [v for name, rule in chosen.items() for v in rule(rec if name == "size" else seen)]
 
 
-__all__ = ["MIN_LONG_SIDE", "RULES", "Record", "Violation", "check", "view_rects"]
+__all__ = ["DELIVERY_LONG_SIDE", "MIN_LONG_SIDE", "PROFILES", "RULES", "SMALL_LONG_SIDE",
+           "Record", "Violation", "at_profile", "check", "view_rects"]

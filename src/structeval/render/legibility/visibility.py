@@ -50,11 +50,11 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from ..scene.layout import LayoutItem
+from .delivery import DELIVERY_LONG_SIDE, profile_scale
+from .glyph_sizes import MIN_ARROW_HEAD, MIN_COUPLE_HEAD, MIN_HINGE_R
 
-#: The long side, in pixels, of the image a model receives: the smallest limit of the
-#: frontier APIs targeted (Anthropic's 1568 px); 1024 px is the second profile tools check.
-DEFAULT_PROFILE = 1568
-PROFILES = (1568, 1024)
+#: The delivery profiles (:mod:`.delivery`): 1568 px by default, 1024 px the second.
+DEFAULT_PROFILE = DELIVERY_LONG_SIDE
 #: Styles whose every text must be read exactly by OCR at the profile.
 OCR_STYLES = frozenset({"cad", "textbook", "scanned", "exam-page"})
 #: Pixels of margin around a text's box when it is cropped (at the profile's scale).
@@ -62,9 +62,9 @@ CROP_MARGIN = 2
 #: Text crops are enlarged so their height is about this many pixels before OCR.
 OCR_HEIGHT = 48
 #: Smallest drawn size (delivered pixels) of the glyphs OCR cannot read.
-GLYPH_MIN_PX = {"arrow": 6.0,  # arrowhead length
-                "couple": 6.0,  # arc radius and arrowhead length
-                "hinge": 3.0,  # circle radius
+GLYPH_MIN_PX = {"arrow": MIN_ARROW_HEAD,  # arrowhead length (the glyph-sizes rule's least)
+                "couple": MIN_COUPLE_HEAD,  # the smaller of arc radius and arrowhead length
+                "hinge": MIN_HINGE_R,  # circle radius
                 "support": 12.0}  # joint to ground line
 #: Least ink contrast (paper grey − ink grey, of 255) at a glyph's key points.
 MIN_CONTRAST = 60
@@ -92,12 +92,6 @@ def ocr_available() -> str | None:
 
 
 # ------------------------------------------------------------------ the delivered image
-
-
-def profile_scale(size: tuple[int, int], profile: int) -> float:
-    """The factor an API shrinks an image of ``size`` by to fit ``profile`` on its long
-    side (1 when it already fits: APIs do not enlarge)."""
-    return min(1.0, profile / max(size))
 
 
 def delivered(image: Image.Image, profile: int) -> tuple[Image.Image, float]:

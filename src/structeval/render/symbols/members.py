@@ -1,8 +1,10 @@
 """Members as thick lines and hinges as open circles.
 
-A circle centred on a joint says "everything here is pinned together"; a circle
-beside the joint on one member says "only this member is released". The JSON
-distinguishes the two (FORMAT.md M4/M5), so the drawing does too.
+A circle centred on a joint says "everything here is pinned together" (the members
+stop at its rim: it is painted over their ends); a circle on one member, clear of the
+joint by at least its own diameter, says "only this member's end is released". The
+JSON distinguishes the two (FORMAT.md M4/M5), so the drawing does too, far enough
+apart that the two can never be confused or counted as one (the ``hinges`` rule).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from ..scene.scene import LAYER_HINGE, LAYER_MEMBER, Disc, Scene, Stroke, along,
 from ..scene.shapes import XY, Capsule
 
 HINGE_R = 5.5
-OWN_REACH = 1.5 * HINGE_R + 2.0  # px: a circle this near a joint is seen as the joint's
+END_CLEAR = 2 * HINGE_R  # px of member between the joint and a released end's circle
+END_GAP = END_CLEAR + HINGE_R  # px from the joint to that circle's centre
+OWN_REACH = END_GAP + HINGE_R  # px: a circle this near a joint is drawn for that joint
 
 
 def link_ends(model: Model) -> dict[str, list[tuple[str, str, bool]]]:
@@ -36,14 +40,7 @@ def joint_hinged(model: Model, pid: str) -> bool:
 
 def directions_at(scene: Scene, model: Model, pid: str) -> list[XY]:
     """Unit vectors (figure pixels) from a point along each member meeting there."""
-    p = model.point(pid)
-    here = scene.px(p.x, p.y)
-    out = []
-    for lk in model.links:
-        if pid in (lk.a, lk.b):
-            other = model.point(lk.b if lk.a == pid else lk.a)
-            out.append(unit_vec(here, scene.px(other.x, other.y)))
-    return out
+    return [d for _, d in _directions(scene, model, pid)]
 
 
 def draw_members(scene: Scene, model: Model) -> None:
@@ -82,18 +79,36 @@ def draw_hinges(scene: Scene, model: Model) -> None:
 
 
 def _end_gap(scene: Scene, model: Model, pid: str, u: XY, lid: str) -> float:
-    """How far from the joint a released end's circle sits: next to it, or further out
-    when another member leaves the joint at a small angle (the circle must be on its own
-    member only, or a reader cannot tell which end is released)."""
-    gap = HINGE_R + 1.0
+    """How far from the joint a released end's circle sits: a diameter clear of it, or
+    further out when another member leaves the joint at a small angle (the circle must
+    be on its own member only, or a reader cannot tell which end is released; and clear
+    of that member's own circle by paper, when its end there is released too)."""
+    gap = END_GAP
     lk = model.link(lid)
     pa, pb = model.point(lk.a), model.point(lk.b)
     length = math.dist(scene.px(pa.x, pa.y), scene.px(pb.x, pb.y))
-    for d in directions_at(scene, model, pid):
+    released = {other for other, _, hinged in link_ends(model).get(pid, []) if hinged}
+    for other, d in _directions(scene, model, pid):
+        if other == lid:
+            continue
         sin = abs(u[0] * d[1] - u[1] * d[0])
         if d[0] * u[0] + d[1] * u[1] > 0 and sin > 1e-9:
-            gap = max(gap, 3.0 / sin)  # the centre clearly off the other member
+            # the centre clearly off the other member; off its circle too, if it has one
+            off = 2 * HINGE_R + 1.5 if other in released else 3.0
+            gap = max(gap, off / sin)
     return min(gap, length / 3)
+
+
+def _directions(scene: Scene, model: Model, pid: str) -> list[tuple[str, XY]]:
+    """(link id, unit vector from the point along it) of each member meeting there."""
+    p = model.point(pid)
+    here = scene.px(p.x, p.y)
+    out = []
+    for lk in model.links:
+        if pid in (lk.a, lk.b):
+            other = model.point(lk.b if lk.a == pid else lk.a)
+            out.append((lk.id, unit_vec(here, scene.px(other.x, other.y))))
+    return out
 
 
 def _circle(centre: XY, place: str) -> Glyph:
