@@ -97,6 +97,20 @@ def shipped_figures_b():  # type: ignore[no-untyped-def]
     REPORTS.append(TIMINGS_B.report())
 
 
+#: session fixtures that take minutes to build → the xdist group of the tests using them:
+#: with ``--dist loadgroup`` (pyproject's addopts) each is built by one worker, not by all
+HEAVY_FIXTURES = {"shipped_figures": "shipped", "shipped_figures_b": "shipped",
+                  "shipped_sheets": "sheets"}
+
+
+def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-untyped-def]
+    for item in items:
+        group = next((HEAVY_FIXTURES[f] for f in getattr(item, "fixturenames", ())
+                      if f in HEAVY_FIXTURES), None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
     for text in REPORTS:
         terminalreporter.write_line("")
