@@ -176,11 +176,11 @@ def test_a_wide_beam_is_refitted_to_the_profile() -> None:
     shown = Presentation()
     fitted = layout_model(model, presentation=shown)
     strip = layout_model(model, presentation=shown, profile=None)
-    assert max(strip.size) > max(fitted.size) * 0.99  # both at least 1600 px wide
+    assert max(strip.size) > max(fitted.size) >= 1600  # the strip is the wider image
     assert check(fitted, profile=DELIVERY_LONG_SIDE) == []
     broken = {v.rule for v in check(strip, profile=DELIVERY_LONG_SIDE)}
     assert "glyph-sizes" in broken
-    assert check(strip) == [] or "glyph-sizes" not in {v.rule for v in check(strip)}
+    assert check(strip) == []  # legible as stored: only the delivered size breaks it
     # the fitted figure has more height against its width: glyphs larger, not a longer strip
     assert fitted.height / fitted.width > strip.height / strip.width
 

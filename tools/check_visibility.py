@@ -27,8 +27,8 @@ import click
 from structeval.dataset import DATA_DIR
 from structeval.dataset.visibility import check_tasks, raw_paths
 from structeval.model import StructEvalError
+from structeval.render.legibility import DELIVERY_LONG_SIDE
 from structeval.render.legibility.visibility import (
-    DEFAULT_PROFILE,
     OCR_STYLES,
     OcrUnavailable,
     ocr_available,
@@ -39,7 +39,7 @@ from structeval.safe_text import echo
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=DATA_DIR,
               show_default=True, help="Data folder (raw_models/ and images/ inside).")
-@click.option("--profile", type=click.IntRange(64, 20000), default=DEFAULT_PROFILE,
+@click.option("--profile", type=click.IntRange(64, 20000), default=DELIVERY_LONG_SIDE,
               show_default=True, help="Long side in px the image is shrunk to, as an API does.")
 @click.option("--filter", "pattern", default="*", show_default=True,
               help="Only task ids matching this glob.")

@@ -37,22 +37,28 @@ def layout_fault(layout: object, profile: int | None = None) -> str | None:
     return None if not broken else f"illegible drawing ({broken[0].rule})"
 
 
-def stored_drawing_fault(model: Model, category: str, shown: Presentation, seed: int,
-                         ) -> str | None:
-    """:func:`layout_fault` of the task's figure at its stored size (the recipe's check)."""
+def figure_fault(model: Model, category: str, shown: Presentation, seed: int,
+                 profile: int | None) -> str | None:
+    """:func:`layout_fault` of the task's figure (its layout record, no pixels) at
+    ``profile`` (None: at its stored size)."""
     from ..render import layout_model
 
-    return layout_fault(layout_model(model, seed=seed, presentation=shown, category=category))
+    return layout_fault(layout_model(model, seed=seed, presentation=shown, category=category),
+                        profile)
+
+
+def stored_drawing_fault(model: Model, category: str, shown: Presentation, seed: int,
+                         ) -> str | None:
+    """:func:`figure_fault` at the stored size: the recipe's check."""
+    return figure_fault(model, category, shown, seed, None)
 
 
 def drawing_fault(model: Model, category: str, shown: Presentation, seed: int) -> str | None:
-    """:func:`layout_fault` of the task's figure at the delivery profile (1568 px): the
-    check of every writer of new tasks."""
-    from ..render import layout_model
+    """:func:`figure_fault` at the delivery profile (1568 px): the check of every writer of
+    new tasks."""
     from ..render.legibility import DELIVERY_LONG_SIDE
 
-    return layout_fault(layout_model(model, seed=seed, presentation=shown, category=category),
-                        DELIVERY_LONG_SIDE)
+    return figure_fault(model, category, shown, seed, DELIVERY_LONG_SIDE)
 
 
 def every_drawing(check: DrawingCheck, category: str,

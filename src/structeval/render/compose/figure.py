@@ -155,11 +155,17 @@ def place_requests(scene: Scene, requests: list[LabelRequest]) -> None:
                     accept=nearest_own(scene, req), also=req.also)
 
 
+def stored_canvas(scene: Scene, style: Style, min_long_side: int | None,
+                  zoom: float | None = None) -> Canvas:
+    """The canvas the scene is stored on (room for the tilt of a scanned or page style)."""
+    return canvas_for(scene, tilt_room=style.scanned or style.page,
+                      min_long_side=min_long_side, zoom=zoom)
+
+
 def delivered(scene: Scene, style: Style, seed: int, min_long_side: int | None,
               zoom: float | None) -> tuple[Canvas, list[LayoutItem]]:
     """The canvas and the layout record in delivered pixels (after the scanned tilt)."""
-    canvas = canvas_for(scene, tilt_room=style.scanned or style.page,
-                        min_long_side=min_long_side, zoom=zoom)
+    canvas = stored_canvas(scene, style, min_long_side, zoom)
     items = placed_items(scene, canvas)
     if style.scanned or style.page:
         turn = tilt_map(canvas.width, canvas.height, seed)
@@ -266,8 +272,7 @@ def delivered_ratio(scene: Scene, style: Style, profile: int,
                     min_long_side: int | None = MIN_LONG_SIDE) -> float:
     """How large a glyph of the scene reaches a model, against its design size: the
     canvas's enlargement times the shrinking to ``profile`` on the long side."""
-    canvas = canvas_for(scene, tilt_room=style.scanned or style.page,
-                        min_long_side=min_long_side)
+    canvas = stored_canvas(scene, style, min_long_side)
     return canvas.zoom * profile_scale((canvas.width, canvas.height), profile)
 
 
@@ -275,14 +280,13 @@ def stored_legible(scene: Scene, style: Style, min_long_side: int | None,
                    profile: int | None = None) -> bool:
     """Whether the scene enlarged to its stored size keeps every rule, which the
     design-pixel check of :func:`crowded` does not see in full (its few absolute pixel
-    margins grow with the enlargement). Untilted: the figure's geometry must not depend
-    on the seed, which a DXF drawing of it does not have. With a ``profile``: judged as
+    margins grow with the enlargement). A tilted page is judged untilted and at both
+    extreme tilts, not at its seed's tilt: the figure's geometry must not depend on the
+    seed, which a DXF drawing of it does not have. With a ``profile``: judged as
     delivered at that size."""
     tilted = style.scanned or style.page
-    canvas = canvas_for(scene, tilt_room=tilted, min_long_side=min_long_side)
+    canvas = stored_canvas(scene, style, min_long_side)
     items = placed_items(scene, canvas)
-    # a tilted page is judged untilted and at both extreme tilts: whatever the seed
-    # turns it by, its few absolute pixel margins are then kept
     turns = (0.0, MAX_TILT_DEG, -MAX_TILT_DEG) if tilted else (0.0,)
     centre = (canvas.width / 2, canvas.height / 2)
     return all(not check(Record([it.mapped(Similarity.turn(centre, deg)) for it in items]

@@ -7,7 +7,7 @@ record's geometry keeps its sizes and clearances. Neither looks at pixels, so
 neither sees what the style's degradation, the JPEG, the scanned tilt or the
 pencil do, nor what happens when an API shrinks the image. This module does: it
 scales the delivered image to a delivery profile (the long side an API shrinks it
-to, :data:`DEFAULT_PROFILE`; images already smaller are not enlarged, as APIs do
+to, :data:`.delivery.DELIVERY_LONG_SIDE`; images already smaller are not enlarged, as APIs do
 not enlarge them) and then
 
 * **texts** — every text of the record (joint letters, values, dimension texts,
@@ -50,11 +50,9 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from ..scene.layout import LayoutItem
-from .delivery import DELIVERY_LONG_SIDE, profile_scale
+from .delivery import profile_scale
 from .glyph_sizes import MIN_ARROW_HEAD, MIN_COUPLE_HEAD, MIN_HINGE_R
 
-#: The delivery profiles (:mod:`.delivery`): 1568 px by default, 1024 px the second.
-DEFAULT_PROFILE = DELIVERY_LONG_SIDE
 #: Styles whose every text must be read exactly by OCR at the profile.
 OCR_STYLES = frozenset({"cad", "textbook", "scanned", "exam-page"})
 #: Pixels of margin around a text's box when it is cropped (at the profile's scale).
