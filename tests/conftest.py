@@ -103,6 +103,7 @@ HEAVY_FIXTURES = {"shipped_figures": "shipped", "shipped_figures_b": "shipped",
                   "shipped_sheets": "sheets"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups into node ids
 def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-untyped-def]
     for item in items:
         group = next((HEAVY_FIXTURES[f] for f in getattr(item, "fixturenames", ())

@@ -359,3 +359,21 @@ def test_the_inspect_task_leaves_out_a_sheet_whose_image_is_missing(fresh, caplo
     assert f"{SHEET_ID}: " in warned and "--render-missing" in warned
     with pytest.raises(TaskParameterError, match=r"can be shown: .*is missing"):
         structeval(data_dir=str(fresh.root), split="all", filter=SHEET_ID)
+
+
+def test_synthesize_writes_sheets_of_a_family_and_refuses_an_unknown_one(tmp_path):
+    """``--sheets --family gerber`` writes that family's tasks (raw files whose image is
+    left to --render-missing with --no-images); a name that is no sheet family is a usage
+    error naming the families there are, with nothing written."""
+    tool = load_tool("synthesize").main
+    out = tmp_path / "data"
+    done = CliRunner().invoke(tool, ["--sheets", "--family", "gerber", "--count", "1",
+                                     "--seed", "5", "--no-images", "--data-dir", str(out)])
+    assert done.exit_code == 0, done.output
+    written = sorted(p.name for p in (out / "raw_models").glob("*.json"))
+    assert written == ["sheet-gerber-s5-0000.json"]
+    refused = CliRunner().invoke(tool, ["--sheets", "--family", "tower", "--count", "1",
+                                        "--data-dir", str(tmp_path / "other")])
+    assert refused.exit_code == 2
+    assert "tower is not a sheet family (one of storey, gerber, portal)" in refused.output
+    assert not (tmp_path / "other" / "raw_models").exists()

@@ -23,6 +23,7 @@ from structeval.dataset.images import render_drawings
 from structeval.dataset.paths import IMAGE_DIR, RAW_DIR
 from structeval.dataset.rawfile import read_raw, render_document
 from structeval.dataset.wellposed import well_posed
+from structeval.generation.sheet_gerber import CASES as GERBER_CASES
 from structeval.generation.sheets import FAMILIES, sheet_problem
 from structeval.model import parse_model
 from structeval.model.types import Model
@@ -38,7 +39,8 @@ from .test_generator import equilibrium_residual
 
 SHIPPED_PILLOW = "13.0.0"  # the Pillow the shipped images were drawn with
 SHIPPED_SEED = 1  # python tools/synthesize.py --sheets --count 200 --seed 1
-MIN_SHEETS = 200
+MIN_SHEETS = 200  # of the storey family
+MIN_PER_FAMILY = 40  # python tools/synthesize.py --sheets --family gerber --family portal ...
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def _sheet_paths() -> list[Path]:
     return sorted((DATA_DIR / RAW_DIR).glob("sheet-*.json"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # one xdist worker builds it once (conftest's groups)
 def shipped_sheets() -> list[Sheet]:
     paths = _sheet_paths()
     if not paths:
@@ -90,16 +92,48 @@ def test_the_sheets_split_is_shipped(shipped_sheets: list[Sheet]) -> None:
     for s in shipped_sheets:
         assert s.block["split"] == "sheets" and s.block["image"]["style"] == "sheet", s.id
         assert s.block["sheet"]["alternates"], s.id
-        members = len(s.model.links)
-        assert 30 <= members <= 250, (s.id, members)
         assert 3500 <= max(s.layout.width, s.layout.height) <= 8000, s.id
-        storeys = len({p.y for p in s.model.points}) - 1
-        bays = len({p.x for p in s.model.points}) - 1
-        assert 3 <= storeys <= 12 and 2 <= bays <= 8, s.id
+        _has_the_family_shape(s)
         elevations = len(s.block["sheet"]["drawing"]["elevations"])
         assert 2 <= elevations <= 5 and elevations == len(s.block["sheet"]["alternates"]) + 1
         assert well_posed(s.model, expect_bending=True) is None, s.id
         assert equilibrium_residual(s.model) < 1e-9, s.id
+
+
+def _family(s: Sheet) -> str:
+    return str(s.block["provenance"]["family"])
+
+
+def _has_the_family_shape(s: Sheet) -> None:
+    """The structure the family promises: a multi-storey frame (3-12 storeys, 2-8 bays,
+    30-250 members), a girder over 3-5 spans with Gerber hinges, or a portal of one or
+    two bays carrying pin-jointed roof trusses."""
+    points, links = s.model.points, s.model.links
+    family = _family(s)
+    if family == "storey":
+        assert 30 <= len(links) <= 250, (s.id, len(links))
+        storeys = len({p.y for p in points}) - 1
+        bays = len({p.x for p in points}) - 1
+        assert 3 <= storeys <= 12 and 2 <= bays <= 8, s.id
+    elif family == "gerber":
+        assert {p.y for p in points} == {0.0} and s.block["category"] == "beam", s.id
+        assert 4 <= len(s.model.supports) <= 6, s.id
+        assert any(lk.hinge_a or lk.hinge_b for lk in links), s.id
+    else:
+        assert family == "portal", s.id
+        pinned = [lk for lk in links if lk.hinge_a and lk.hinge_b]
+        assert len(pinned) >= 15 and len(links) - len(pinned) in (4, 6), s.id
+        assert len({p.y for p in points}) >= 5, s.id  # a pitched top chord
+
+
+def test_every_sheet_family_is_shipped(shipped_sheets: list[Sheet]) -> None:
+    counts = {f: sum(_family(s) == f for s in shipped_sheets) for f in FAMILIES}
+    assert counts["storey"] >= MIN_SHEETS and min(counts.values()) >= MIN_PER_FAMILY, counts
+
+
+def _first(shipped: list[Sheet], family: str, case: str | None = None) -> Sheet:
+    return next(s for s in shipped if _family(s) == family
+                and case in (None, s.block["sheet"]["load_case"]))
 
 
 def test_generation_is_deterministic_and_seeded() -> None:
@@ -107,20 +141,28 @@ def test_generation_is_deterministic_and_seeded() -> None:
     shipped = _sheet_paths()
     if not shipped:
         pytest.skip("no sheet tasks shipped")
-    _, block, _ = read_raw(shipped[0])
-    seed, index = block["provenance"]["seed"], block["provenance"]["index"]
-    again = sheet_problem(seed, index)
-    fresh = {**again.block, "sheet": {**again.block["sheet"],
-                                      "image_sha256": block["sheet"]["image_sha256"]}}
-    assert render_document(fresh, again.model) == shipped[0].read_text(encoding="utf-8")
-    assert sheet_problem(seed + 1000, index).block["sheet"]["drawing"] != block["sheet"]["drawing"]
+    firsts = {}
+    for path in shipped:
+        firsts.setdefault(path.name.split("-")[1], path)
+    for path in firsts.values():
+        _, block, _ = read_raw(path)
+        seed, index = block["provenance"]["seed"], block["provenance"]["index"]
+        family = block["provenance"]["family"]
+        again = sheet_problem(seed, index, family)
+        fresh = {**again.block, "sheet": {**again.block["sheet"],
+                                          "image_sha256": block["sheet"]["image_sha256"]}}
+        assert render_document(fresh, again.model) == path.read_text(encoding="utf-8")
+        other = sheet_problem(seed + 1000, index, family).block["sheet"]["drawing"]
+        assert other != block["sheet"]["drawing"], path.name
+    with pytest.raises(ValueError, match="unknown sheet family 'tower'"):
+        sheet_problem(1, 0, "tower")
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_family_renders_a_legible_sheet(family: str) -> None:
     """A fresh sheet of each family: the layout-only record is the full render's, and it
     satisfies the legibility rules at its native size."""
-    problem = sheet_problem(4242, 0)
+    problem = sheet_problem(4242, 0, family)
     assert problem.block["provenance"]["family"] == family
     drawing, seed = problem.block["sheet"]["drawing"], problem.block["image"]["seed"]
     full = render_sheet(drawing, seed)
@@ -176,7 +218,7 @@ def test_shipped_sheets_are_legible_at_native_size(shipped_sheets: list[Sheet]) 
 def test_legibility_catches_an_undimensioned_elevation(shipped_sheets: list[Sheet]) -> None:
     """Take the height chains out of one elevation: its storey heights are written beside
     no chain, and the rules say so for that view alone."""
-    s = shipped_sheets[0]
+    s = _first(shipped_sheets, "storey")
     view = f"elevation:{s.block['sheet']['frame']}"
     rect = next(it.bbox for it in s.layout.layout
                 if it.glyph is not None and it.glyph.type == "view"
@@ -233,6 +275,47 @@ def test_a_sheet_without_a_load_table_row_is_not_read(shipped_sheets: list[Sheet
                        and it["bbox"][1] <= y <= it["bbox"][3])
     assert _reads(s) == 1.0
     assert _reads(s, damaged) < 1.0
+
+
+@pytest.mark.parametrize(("family", "ref"), [("gerber", "G1"), ("gerber", "P"),
+                                           ("portal", "S"), ("portal", "G2")])
+def test_a_derived_load_needs_its_table_row(shipped_sheets: list[Sheet], family: str,
+                                            ref: str) -> None:
+    """A bridge girder's deck load or parapet line load, a shed frame's snow or services
+    load: each follows from its load table row, and without the row it is not on the
+    sheet (the reader's frame differs from the ground truth)."""
+    s = next(s for s in shipped_sheets if _family(s) == family
+             and (ref != "P" or _is_edge(s))
+             and (ref != "S" or s.block["sheet"]["load_case"] == "1"))
+    y = _row_of(s.record, ref)
+    damaged = _without(s.record, lambda it: it.get("kind") == "page" and it.get("text")
+                       and it.get("role") == "cell"
+                       and it["bbox"][1] <= y <= it["bbox"][3])
+    assert _reads(s) == 1.0
+    assert _reads(s, damaged) < 1.0
+
+
+def test_a_bridge_girder_reads_its_cross_girders_from_the_plan(
+        shipped_sheets: list[Sheet]) -> None:
+    """A cross girder framing into the named girder hands it a point load at mid-span:
+    without the dashed line on the plan the reader misses it."""
+    s = next(s for s in shipped_sheets if _family(s) == "gerber"
+             and "XG" in GERBER_CASES[s.block["sheet"]["load_case"]]
+             and any(s.block["sheet"]["frame"] in (str(i), str(i + 1)) for i in _spans(s)))
+    damaged = _without(s.record, lambda it: (it.get("glyph") or {}).get("type") == "secondary")
+    assert _reads(s) == 1.0
+    assert _reads(s, damaged) < 1.0
+
+
+def _is_edge(s: Sheet) -> bool:
+    numbers = s.block["sheet"]["drawing"]["plan"]["numbers"]
+    return s.block["sheet"]["frame"] in (numbers[0], numbers[-1])
+
+
+def _spans(s: Sheet) -> list[int]:
+    """1-based numbers of the first girder of each cross girder's pair."""
+    ys = s.block["sheet"]["drawing"]["plan"]["y"]
+    return [ys.index(c["y0"]) + 1 for c in s.block["sheet"]["drawing"]["plan"]["secondary"]]
 
 
 def test_a_sheet_without_a_plan_spacing_is_not_read(shipped_sheets: list[Sheet]) -> None:

@@ -13,6 +13,7 @@
     python tools/synthesize.py --count 30 --seed 1 --dxf           # each task also as a DXF file
     python tools/synthesize.py --render-missing --dxf --filter 'beam-*'  # give tasks a DXF
     python tools/synthesize.py --sheets --count 200 --seed 1      # the sheets split
+    python tools/synthesize.py --sheets --family gerber --count 40 --seed 1   # bridge sheets
 
 Then run ``python tools/generate_gt.py`` to solve them into ground truth.
 The same arguments always write the same bytes.
@@ -112,7 +113,8 @@ def _render_missing(out: Path, *, dxf: bool, force: bool, pattern: str) -> None:
                    "structures, levels 4-5) or all (levels 1-5).")
 @click.option("--hard", is_flag=True, help="Shorthand for --pool hard.")
 @click.option("--family", "families", multiple=True, metavar="NAME",
-              help="Only this template (repeatable; any pool). See --list-families.")
+              help="Only this template (repeatable; any pool). See --list-families. With "
+                   "--sheets: the sheet family, storey (default) or gerber (repeatable).")
 @click.option("--min-members", type=click.IntRange(0), default=0, show_default=True,
               help="Refuse drafts with fewer members (links).")
 @click.option("--presentation", "presentation", multiple=True, metavar="KEY=VALUE",
@@ -171,7 +173,7 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
             _render_missing(out, dxf=dxf, force=force, pattern=pattern)
             return
         if sheets:
-            _write_sheets(count, seed, out, images)
+            _write_sheets(count, seed, out, images, families or ("storey",))
             return
         if classics:
             problems = classic_problems()
@@ -201,24 +203,32 @@ def main(count: int | None, seed: int, category: str | None, difficulty: int | N
                "`python tools/generate_gt.py` to solve them")
 
 
-def _write_sheets(count: int | None, seed: int, out: Path, images: bool) -> None:
+def _write_sheets(count: int | None, seed: int, out: Path, images: bool,
+                  families: tuple[str, ...]) -> None:
     """The sheets split: each task's image is drawn once, to record its sha256 in the raw
-    file, and written with it (or left to --render-missing with --no-images)."""
+    file, and written with it (or left to --render-missing with --no-images); ``count``
+    tasks of each sheet family named."""
     from tqdm import tqdm
 
     from structeval.dataset.paths import image_path
-    from structeval.generation.sheets import sheet_problems, with_image_hash
+    from structeval.generation.sheets import FAMILIES, sheet_problems, with_image_hash
 
     if count is None:
         raise click.UsageError("give --count N with --sheets")
-    for problem in tqdm(sheet_problems(count, seed), total=count, desc="sheets", unit="sheet"):
-        problem, data = with_image_hash(problem)
-        write_problem(problem, out, images=False)
-        if images:
-            target = image_path(out, problem.block["image"]["file"])
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-    click.echo(f"wrote {count} sheet task(s) to {out}; now run "
+    unknown = [f for f in families if f not in FAMILIES]
+    if unknown:
+        raise click.BadParameter(f"{', '.join(unknown)} is not a sheet family (one of "
+                                 f"{', '.join(FAMILIES)})", param_hint="--family")
+    for family in families:
+        for problem in tqdm(sheet_problems(count, seed, family), total=count,
+                            desc=f"{family} sheets", unit="sheet"):
+            problem, data = with_image_hash(problem)
+            write_problem(problem, out, images=False)
+            if images:
+                target = image_path(out, problem.block["image"]["file"])
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+    click.echo(f"wrote {count * len(families)} sheet task(s) to {out}; now run "
                "`python tools/generate_gt.py` to solve them")
 
 

@@ -38,6 +38,7 @@ from .build import read_drawing
 from .view import ReadError, reader_view
 
 NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
+SECONDARY = re.compile(r"(SB|XG)\d+")  # a secondary beam's or a cross girder's name
 STATEMENT = re.compile(r"grid line (\S+) under load case (\S+?)\.?$")
 STATEMENT_ZH = re.compile(r"荷载工况 (\S+) 建立轴线 (\S+) 上")
 Box = tuple[float, float, float, float]
@@ -98,6 +99,9 @@ class Sheet:
             raise ReadError(f"the title {found[0].text!r} is in no single view")
         return boxes[0]
 
+    def has_title(self, pattern: str) -> bool:
+        return any(re.fullmatch(pattern, w.text) for w in self.words)
+
     def words_in(self, box: Box) -> list[Word]:
         return [w for w in self.words if _inside(w.centre, box)]
 
@@ -144,7 +148,7 @@ class Plan:
 
 
 def read_plan(sheet: Sheet) -> Plan:
-    box = sheet.titled(r"PLAN\b.*")
+    box = sheet.titled(r"(?:ROOF )?PLAN\b.*")
     bubbles = sheet.bubbles(box)
     numbered = sorted(((n, c[1]) for n, c in bubbles if n.isdigit()), key=lambda t: t[1])
     lettered = sorted(((n, c[0]) for n, c in bubbles if n.isalpha()), key=lambda t: t[0])
@@ -171,7 +175,7 @@ def read_plan(sheet: Sheet) -> Plan:
     secondary = []
     for g, _ in sheet.glyphs_in("secondary", box):
         (x0, y0), (x1, y1) = g["line"]
-        label = min((w for w in sheet.words_in(box) if w.text.startswith("SB")),
+        label = min((w for w in sheet.words_in(box) if SECONDARY.fullmatch(w.text)),
                     key=lambda w: math.dist(w.centre, ((x0 + x1) / 2, (y0 + y1) / 2)))
         ends = [min(numbered, key=lambda t: abs(t[1] - y))[0] for y in (y0, y1)]
         left = [n for n, x in lettered if x < x0]
@@ -244,19 +248,27 @@ def read_sheet(record: dict[str, Any], statement: str) -> dict[str, Any]:
     rows = read_table(sheet, case)
     notes = _notes(sheet)
     _sections(model, notes)
-    _loads(model, plan, rows, grid, columns)
+    if sheet.has_title(r"PLAN OF DECK"):
+        _deck_loads(model, plan, rows, grid, columns)
+    elif sheet.has_title(r"ROOF PLAN"):
+        _roof_loads(model, plan, rows, grid)
+    else:
+        _loads(model, plan, rows, grid, columns)
     return model
 
 
 def _sections(model: dict[str, Any], notes: str) -> None:
     m = re.search(r"Columns (\d+(?:\.\d+)?)EI", notes)
+    pts = {p["id"]: p for p in model["points"]}
+    vertical = [lk for lk in model["links"]  # a truss's posts are pin-ended: not columns
+                if abs(pts[lk["a"]]["x"] - pts[lk["b"]]["x"]) < 1e-9
+                and not lk["endA"] == lk["endB"] == "hinge"]
+    if not vertical:
+        return  # a girder: every member has the defaults (the notes say EI)
     if not m:
         raise ReadError("the notes give no column stiffness")
-    pts = {p["id"]: p for p in model["points"]}
-    for link in model["links"]:
-        a, b = pts[link["a"]], pts[link["b"]]
-        if abs(a["x"] - b["x"]) < 1e-9:
-            link["Iz"] = float(m.group(1)) * DEFAULT_IZ
+    for link in vertical:
+        link["Iz"] = float(m.group(1)) * DEFAULT_IZ
 
 
 def _loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str,
@@ -321,3 +333,90 @@ def _loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str,
              "offsetMode": "m", "offset": abs((x0 + x1) / 2 - start),
              "value": sb_loads[label] * span / 2, "angleDeg": 270, "angleMode": "world",
              "flip": 1})
+
+
+def _deck_loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str,
+                columns: list[str]) -> None:
+    """A bridge girder's loads: every area load of the deck (kN/m²) over the girder's
+    tributary width and the parapet line load of an edge girder, on every member; the
+    cross girders' halves at mid-span; the drawn axle loads × their factor."""
+    trib = plan.tributary(grid)
+    line = 0.0
+    cross: dict[str, float] = {}
+    for r in _drawn_factor(model, rows):
+        what = r.what.lower()
+        if r.factor is None:
+            continue
+        value = _number(r.value)
+        if r.value.endswith("kN/m²"):
+            line += r.factor * value * trib
+        elif what.startswith("parapet"):
+            if grid in re.findall(r"\b(\d+)\b", what.split("girders", 1)[1]):
+                line += r.factor * value
+        elif "cross girder" in what:
+            cross[r.ref] = r.factor * value
+        else:
+            raise ReadError(f"the load table row {r.ref} says nothing the reader knows")
+    pts = {p["id"]: p for p in model["points"]}
+    bearings = sorted(pts[s["at"]["id"]]["x"] for s in model["supports"])
+    if len(bearings) != len(columns):
+        raise ReadError("the elevation's bubbles do not match its bearings")
+
+    def add(load: dict[str, Any]) -> None:
+        model["loads"].append({"id": f"LD{len(model['loads']) + 1}", **load})
+
+    for link in model["links"]:
+        add({"kind": "distributedLoad", "at": {"type": "link", "id": link["id"]},
+             "wStart": line, "wEnd": line, "fromStart": 0, "fromEnd": 0, "angleDeg": 270,
+             "angleMode": "world", "flip": 1})
+    for label, ends, bay in plan.secondary:
+        if grid not in ends or label not in cross:
+            continue
+        mid = (bearings[columns.index(bay[0])] + bearings[columns.index(bay[1])]) / 2
+        link = next(lk for lk in model["links"]
+                    if min(pts[lk["a"]]["x"], pts[lk["b"]]["x"]) <= mid
+                    < max(pts[lk["a"]]["x"], pts[lk["b"]]["x"]))
+        start = pts[link["a"]]["x"]
+        add({"kind": "pointLoad", "at": {"type": "link", "id": link["id"]}, "refEnd": "A",
+             "offsetMode": "m", "offset": abs(mid - start),
+             "value": cross[label] * plan.spacing[ends] / 2, "angleDeg": 270,
+             "angleMode": "world", "flip": 1})
+
+
+def _drawn_factor(model: dict[str, Any], rows: list[Row]) -> list[Row]:
+    """Scale the loads drawn on the elevation by the factor of the table's "as drawn" row
+    (drop them when the case leaves that row out); the other rows, to be read next."""
+    drawn = next((r for r in rows if r.value == "as drawn"), None)
+    forces = [ld for ld in model["loads"] if ld["kind"] == "pointLoad"]
+    model["loads"] = []
+    if drawn is not None and drawn.factor is not None:
+        for f in forces:
+            f["value"] *= drawn.factor
+            model["loads"].append(f)
+    return [r for r in rows if r is not drawn]
+
+
+def _roof_loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str) -> None:
+    """A shed frame's loads: the roof loads on plan (kN/m²) × the frame's tributary width
+    reach the truss through purlins at its top-chord panel points, each carrying half
+    the distance on plan to its neighbours; the drawn wind × its factor."""
+    q = 0.0
+    for r in _drawn_factor(model, rows):
+        if r.factor is None:
+            continue
+        if not r.value.endswith("kN/m²"):
+            raise ReadError(f"the load table row {r.ref} says nothing the reader knows")
+        q += r.factor * _number(r.value)
+    q *= plan.tributary(grid)
+    top: dict[float, dict[str, Any]] = {}
+    for p in model["points"]:
+        if p["x"] not in top or p["y"] > top[p["x"]]["y"]:
+            top[p["x"]] = p
+    xs = sorted(top)
+    for k, x in enumerate(xs):
+        left = x - xs[k - 1] if k > 0 else 0.0
+        right = xs[k + 1] - x if k + 1 < len(xs) else 0.0
+        model["loads"].append({"id": f"LD{len(model['loads']) + 1}", "kind": "pointLoad",
+                               "at": {"type": "point", "id": top[x]["id"]},
+                               "value": q * (left + right) / 2, "angleDeg": 270,
+                               "angleMode": "world", "flip": 1})

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..model import DEFAULT_IZ, parse_model
 from ..model.types import Model
+from .sheet_grid import NumberedLines, running_sum
 
 BAYS = (4.8, 5.4, 6.0, 6.6, 7.2, 7.5, 8.0)  # m, along the lettered grid
 GROUND = (3.6, 4.2, 4.5)  # m, the ground storey
@@ -70,7 +71,7 @@ CASES: dict[str, dict[str, float]] = {
 
 
 @dataclass(frozen=True)
-class Building:
+class Building(NumberedLines):
     """The building a sheet draws: lettered grid lines along the frames (``letters``,
     ``bays`` between them), numbered frames across (``numbers``, ``spacings``), storey
     heights, the area loads and the secondary beams. One record, so the plan, the
@@ -87,24 +88,11 @@ class Building:
 
     @property
     def xs(self) -> list[float]:
-        return _running(self.bays)
-
-    @property
-    def ys(self) -> list[float]:
-        return _running(self.spacings)
+        return running_sum(self.bays)
 
     @property
     def levels(self) -> list[float]:
-        return _running(self.storeys)
-
-    def tributary(self, j: int) -> float:
-        """Half the distance to each neighbouring numbered grid line."""
-        left = self.spacings[j - 1] if j > 0 else 0.0
-        right = self.spacings[j] if j < len(self.spacings) else 0.0
-        return (left + right) / 2
-
-    def is_edge(self, j: int) -> bool:
-        return j in (0, len(self.numbers) - 1)
+        return running_sum(self.storeys)
 
     def wind_at(self, j: int, level: int) -> float:
         """kN at a floor level of frame ``j``: pressure × tributary width × the storey
@@ -112,13 +100,6 @@ class Building:
         above = self.storeys[level] if level < len(self.storeys) else 0.0
         height = (self.storeys[level - 1] + above) / 2
         return round(self.loads.wind * self.tributary(j) * height, 1)
-
-
-def _running(steps: tuple[float, ...]) -> list[float]:
-    out = [0.0]
-    for s in steps:
-        out.append(round(out[-1] + s, 6))
-    return out
 
 
 def sample_building(rng: random.Random) -> Building:

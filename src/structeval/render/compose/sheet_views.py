@@ -40,8 +40,14 @@ def elevation_view(elevation: dict[str, Any], letters: list[str], style: Style, 
     """One frame elevation with its bubbles, level marks and title."""
     model = parse_model(elevation["model"])
     scene, _ = lay_out(model, style, k, Presentation(), lettered=False)
-    xs = sorted({p.x for p in model.points})
-    levels = sorted({p.y for p in model.points})
+    # the bubbles stand under the grid lines: the columns of a frame, or the bearing
+    # lines of a girder (``columns``), which has joints between them (its hinges)
+    xs = ([float(x) for x in elevation["columns"]] if "columns" in elevation
+          else sorted({p.x for p in model.points}))
+    # the level marks: every level of a frame, or those the block names (``marks``: a
+    # truss has a joint at every panel height, marked by its dimensions instead)
+    levels = ([float(z) for z in elevation["marks"]] if "marks" in elevation
+              else sorted({p.y for p in model.points}))
     x0, _, x1, y1 = drawn_box(scene)
     r = bubble_radius(letters, sizes["bubble"])
     for name, x in zip(letters, xs, strict=True):
