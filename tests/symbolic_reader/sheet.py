@@ -277,13 +277,9 @@ def _loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str,
     top = max(p["y"] for p in model["points"])
     trib = plan.tributary(grid)
     floor = roof = line = 0.0
-    wind = None
     sb_loads: dict[str, float] = {}
-    for r in rows:
+    for r in _drawn_factor(model, rows):
         what = r.what.lower()
-        if what.startswith("wind"):
-            wind = r.factor
-            continue
         if r.factor is None:
             continue
         value = _number(r.value)
@@ -299,12 +295,6 @@ def _loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str,
             sb_loads[r.ref] = r.factor * value
         else:
             raise ReadError(f"the load table row {r.ref} says nothing the reader knows")
-    forces = [ld for ld in model["loads"] if ld["kind"] == "pointLoad"]
-    model["loads"] = []
-    if wind is not None:
-        for f in forces:
-            f["value"] *= wind
-            model["loads"].append(f)
     xs = sorted({p["x"] for p in model["points"]})
     if len(xs) != len(columns):
         raise ReadError("the elevation's bubbles do not match its columns")
