@@ -23,7 +23,9 @@ from structeval.dataset.ground_truth import render_meta, solution_summary
 from structeval.harness.answers.grading import grade_answer
 from structeval.harness.inputs.task_input import ImageError, prepare_input
 from structeval.model import parse_model
+from structeval.model.serialize import dumps_model
 from structeval.scoring.frames import wrong_frame
+from tests.conftest import ROOT
 from tests.sheet_fixtures import (
     OTHER,
     SHEET_ID,
@@ -377,3 +379,20 @@ def test_synthesize_writes_sheets_of_a_family_and_refuses_an_unknown_one(tmp_pat
     assert refused.exit_code == 2
     assert "tower is not a sheet family (one of storey, gerber, portal)" in refused.output
     assert not (tmp_path / "other" / "raw_models").exists()
+
+
+def test_a_bridge_sheet_calls_the_wrong_girder_a_girder():
+    """A bridge sheet's task models a girder (category beam): the diagnosis says so, in
+    English and in Chinese."""
+    from structeval.harness.answers.grading import language_grader
+
+    task = load_tasks(ROOT / "data", split="sheets", id_filter="sheet-gerber-s1-0000")[0]
+    other = task.sheet.alternates[0]
+    answer = _answer(json.loads(dumps_model(other.model)))
+    graded = grade_answer(task.model, answer, tolerance=0.02, sheet=task.sheet)
+    assert graded.grade.wrong_frame == other.frame
+    assert graded.grade.message.startswith(f"Wrong girder: this is the girder on {other.label};")
+    assert "frame" not in graded.grade.message.split(".")[0]
+    zh = grade_answer(task.model, answer, tolerance=0.02, sheet=task.sheet, lang="zh",
+                      grader=language_grader("zh"))
+    assert zh.grade.message.startswith("主梁选错了：这是")

@@ -114,7 +114,7 @@ def _render_missing(out: Path, *, dxf: bool, force: bool, pattern: str) -> None:
 @click.option("--hard", is_flag=True, help="Shorthand for --pool hard.")
 @click.option("--family", "families", multiple=True, metavar="NAME",
               help="Only this template (repeatable; any pool). See --list-families. With "
-                   "--sheets: the sheet family, storey (default) or gerber (repeatable).")
+                   "--sheets: the sheet family, storey (default), gerber or portal (repeatable).")
 @click.option("--min-members", type=click.IntRange(0), default=0, show_default=True,
               help="Refuse drafts with fewer members (links).")
 @click.option("--presentation", "presentation", multiple=True, metavar="KEY=VALUE",

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from . import texts
+from .continued import read_continued
 from .dims import Spot, coordinates
 from .loads import (
     Direction,
@@ -25,10 +26,19 @@ __all__ = ["ReadError", "read_drawing"]
 
 def read_drawing(record: dict[str, Any], notes: str = "") -> dict[str, Any]:
     """The FrameCalc model a careful reader writes down from the drawing (see the package
-    docstring for what it may look at). Raises :class:`ReadError` naming what is missing."""
+    docstring for what it may look at). Raises :class:`ReadError` naming what is missing.
+    A beam drawn in two rows (break marks) is read row by row (:mod:`.continued`)."""
     d = drawing(reader_view(record))
+    pinned = any(texts.states(t, "pin-jointed") for t in (notes, _figure_words(d)))
+    if d.of("break"):
+        return read_continued(d, lambda row: _read(row, pinned))
+    return _read(d, pinned)[0]
+
+
+def _read(d, pinned: bool) -> tuple[dict[str, Any], Topology]:  # type: ignore[no-untyped-def]
+    """One figure's model, and the joints its topology found (by page position)."""
     top = read_topology(d)
-    read_hinges(d, top, any(texts.states(t, "pin-jointed") for t in (notes, _figure_words(d))))
+    read_hinges(d, top, pinned)
     marks = _angle_marks(d)
     loads = Loads(read_forces(d, top, marks), read_couples(d, top), read_rows(d, top))
     supports = read_supports(d, top, marks)
@@ -46,7 +56,7 @@ def read_drawing(record: dict[str, Any], notes: str = "") -> dict[str, Any]:
     for place in loads.places():
         if place.joint is None:
             _check_on_member(top, world, place, got[load_spot[id(place)]])
-    return _model(top, world, supports, loads, got, load_spot)
+    return _model(top, world, supports, loads, got, load_spot), top
 
 
 Box = tuple[float, float, float, float]

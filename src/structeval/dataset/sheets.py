@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import ModelError, parse_model
-from ..scoring.frames import FRAME_NAME, Frame
+from ..scoring.frames import FRAME_NAME, MEMBERS, Frame
 from .errors import DatasetError
 
 SHEET_KEY = "sheet"
@@ -121,6 +121,7 @@ def read_sheet(block: dict[str, Any], where: str) -> Sheet | None:
     problems = check_sheet(sheet, image.get("style") if isinstance(image, dict) else None)
     if problems:
         raise DatasetError([f"{where}: {p}" for p in problems])
+    member = MEMBERS.get(str(block.get("category")), "frame")
     alternates = []
     for index, item in enumerate(sheet["alternates"]):
         try:
@@ -129,8 +130,9 @@ def read_sheet(block: dict[str, Any], where: str) -> Sheet | None:
             raise DatasetError([f"{where}: problem.sheet.alternates[{index}] (frame "
                                 f"{item['frame']}): invalid FrameCalc model: {issue}"
                                 for issue in exc.issues]) from None
-        alternates.append(Frame(item["frame"], item["label"], model, item.get("label_zh", "")))
-    target = Frame(sheet["frame"], sheet["label"], None, sheet.get("label_zh", ""))
+        alternates.append(Frame(item["frame"], item["label"], model, item.get("label_zh", ""),
+                                member))
+    target = Frame(sheet["frame"], sheet["label"], None, sheet.get("label_zh", ""), member)
     return Sheet(target, sheet["load_case"], sheet["statement"], sheet.get("statement_zh", ""),
                  sheet["image_sha256"], tuple(alternates))
 

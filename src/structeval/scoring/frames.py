@@ -26,6 +26,9 @@ from .wording import phrase, render
 #: what a frame's name on a sheet may be ("2", "B", "G2'"): it names the frame in results
 #: and reports, so nothing longer or stranger is taken from a file
 FRAME_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.'-]{0,15}")
+#: what a sheet's task models on a grid line, by its category: a bridge sheet's beam
+#: task is a girder, every other sheet's task a frame
+MEMBERS = {"beam": "girder"}
 #: stages of a verdict that mean the answer's members are the frame's (geometry passed)
 _STRUCTURE_MATCHED = ("supports", "releases", "loads")
 
@@ -33,12 +36,14 @@ _STRUCTURE_MATCHED = ("supports", "releases", "loads")
 @dataclass(frozen=True)
 class Frame:
     """A frame drawn on a sheet: its name there ("2"), how the sheet calls it ("grid line
-    2", and in Chinese when the sheet says so) and its model under the task's load case."""
+    2", and in Chinese when the sheet says so), its model under the task's load case and
+    what it is (:data:`MEMBERS`: a diagnosis calls a bridge's girder a girder)."""
 
     frame: str
     label: str
     model: Model | None = None  # None for the target (its model is the ground truth)
     label_zh: str = ""
+    member: str = "frame"  # what is modelled on the grid line: "frame", or a bridge's "girder"
 
     def label_in(self, lang: str) -> str:
         return self.label_zh if lang == "zh" and self.label_zh else self.label
@@ -87,12 +92,12 @@ def wrong_frame(candidate: Model, target_stage: str, alternates: Sequence[Frame]
 
 def frame_note(match: FrameMatch, target: Frame, lang: str = "en") -> str:
     """The sentence of the diagnosis that names the frame modelled (in ``lang``)."""
+    names = {"frame": match.frame.label_in(lang), "target": target.label_in(lang),
+             "member": phrase(f"member.{target.member}")}
     if match.exact:
-        return render(phrase("frame.wrong", frame=match.frame.label_in(lang),
-                             target=target.label_in(lang)), lang)
-    return render(phrase("frame.structure", frame=match.frame.label_in(lang),
-                         target=target.label_in(lang), what=phrase(f"fallback.{match.stage}")),
+        return render(phrase("frame.wrong", **names), lang)
+    return render(phrase("frame.structure", what=phrase(f"fallback.{match.stage}"), **names),
                   lang)
 
 
-__all__ = ["FRAME_NAME", "Frame", "FrameMatch", "frame_note", "wrong_frame"]
+__all__ = ["FRAME_NAME", "MEMBERS", "Frame", "FrameMatch", "frame_note", "wrong_frame"]

@@ -151,14 +151,20 @@ TEMPLATES: dict[str, dict[str, str]] = {
                         "zh": "正确：支座反力和弯矩均与图一致。"},
     "message.invalid": {"en": "Your JSON is not a valid FrameCalc model: {issues}",
                         "zh": "你的 JSON 不是有效的 FrameCalc 模型：{issues}"},
-    # a drawing sheet: the answer models another frame of the sheet (.frames)
-    "frame.wrong": {"en": "Wrong frame: this is the frame on {frame}; the task asks for the "
-                          "frame on {target}.",
-                    "zh": "框架选错了：这是{frame}上的框架；题目要求的是{target}上的框架。"},
-    "frame.structure": {"en": "Wrong frame: your structure is the frame on {frame} (though "
-                              "its {what} differ); the task asks for the frame on {target}.",
-                        "zh": "框架选错了：你的结构是{frame}上的框架（但{what}与它也不符）；"
-                              "题目要求的是{target}上的框架。"},
+    # a drawing sheet: the answer models another frame of the sheet (.frames); {member}
+    # is what the sheet's task models there (member.frame: a building's frame, or
+    # member.girder: a bridge's girder)
+    "frame.wrong": {"en": "Wrong {member}: this is the {member} on {frame}; the task asks "
+                          "for the {member} on {target}.",
+                    "zh": "{member}选错了：这是{frame}上的{member}；题目要求的是{target}上的"
+                          "{member}。"},
+    "frame.structure": {"en": "Wrong {member}: your structure is the {member} on {frame} "
+                              "(though its {what} differ); the task asks for the {member} on "
+                              "{target}.",
+                        "zh": "{member}选错了：你的结构是{frame}上的{member}（但{what}与它也不"
+                              "符）；题目要求的是{target}上的{member}。"},
+    "member.frame": {"en": "frame", "zh": "框架"},
+    "member.girder": {"en": "girder", "zh": "主梁"},
 }
 
 

@@ -14,7 +14,7 @@ from ...presentation import Presentation, PresentationError
 from ..annotation.dimensions import draw_dimensions, plan_dimensions
 from ..annotation.figure_notes import draw_notes
 from ..annotation.legend import draw_legend
-from ..annotation.letters import place_letters
+from ..annotation.letters import joint_names, place_letters
 from ..annotation.placement import RADII, place_label
 from ..legibility import DELIVERY_LONG_SIDE, RULES, Record, check
 from ..legibility.delivery import profile_scale
@@ -34,10 +34,12 @@ from ..scene.scene import Scene
 from ..scene.shapes import Rect, Similarity
 from ..scene.styles import RGB, Style, get_style, parse_colour
 from ..symbols.arrows import LabelRequest
+from ..symbols.breaks import draw_break
 from ..symbols.loads import draw_loads
 from ..symbols.members import draw_hinges, draw_members
 from ..symbols.supports import draw_supports
 from .exam_page import compose_page
+from .rows import Row, cut_joints, halves, stack
 
 MAX_ELEMENTS = 2000  # beyond this a figure cannot be legible; refuse rather than crawl
 TARGET_SPAN_PX = 560.0  # the larger side of the structure
@@ -191,22 +193,46 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
 
 
 def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = None, *,
-            lettered: bool = True) -> tuple[Scene, dict[str, str]]:
+            lettered: bool = True, row: Row | None = None) -> tuple[Scene, dict[str, str]]:
     """Every primitive and the layout record of the figure at ``k`` px/m, in design pixels,
     in the presentation ``shown`` (its dimensioning, values and units); without joint
-    letters when not ``lettered`` (a sheet's elevations: its grid letters name places)."""
+    letters when not ``lettered`` (a sheet's elevations: its grid letters name places).
+    A ``row`` of a beam drawn in two (:mod:`.rows`) takes the whole beam's values and
+    letters, draws its break mark and leaves the legend to the whole."""
     shown = shown or Presentation()
-    scene = Scene(style, k, values=value_text(model, shown), shown=shown)
+    scene = Scene(style, k, values=row.values if row else value_text(model, shown),
+                  shown=shown)
     draw_members(scene, model)
     draw_hinges(scene, model)
+    if row is not None:
+        cut = model.point(row.cut)
+        draw_break(scene, scene.px(cut.x, cut.y), row.cut, row.outward)
     requests = draw_supports(scene, model)
     requests += draw_loads(scene, model)
     plans = plan_dimensions(scene, model)  # before labels: they keep off extension lines
-    letters = place_letters(scene, model) if lettered else {}
+    letters = {}
+    if lettered:
+        letters = (place_letters(scene, model) if row is None else
+                   place_letters(scene, model, row.names, {row.cut: (float(row.outward), 0.0)}))
     place_requests(scene, requests)
     draw_dimensions(scene, model, plans)  # last: chains go outside everything, labels included
-    draw_legend(scene)  # legend and unit note, below it all
+    if row is None:
+        draw_legend(scene)  # legend and unit note, below it all
     return scene, letters
+
+
+def lay_out_rows(model: Model, style: Style, k: float, shown: Presentation | None,
+                 cut: str) -> tuple[Scene, dict[str, str]]:
+    """The beam in two rows cut at joint ``cut`` (:mod:`.rows`), one legend under both."""
+    shown = shown or Presentation()
+    whole = Scene(style, k, values=value_text(model, shown), shown=shown)
+    names = joint_names(whole, model)
+    left, right = halves(model, cut)
+    upper, up = lay_out(left, style, k, shown, row=Row(whole.values, names, cut, 1))
+    lower, down = lay_out(right, style, k, shown, row=Row(whole.values, names, cut, -1))
+    stack(whole, upper, lower)
+    draw_legend(whole)
+    return whole, {**up, **down}
 
 
 def crowded(scene: Scene) -> bool:
@@ -231,35 +257,60 @@ def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float
                 ) -> tuple[Scene, dict[str, str]]:
     """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
     first layout is too crowded to satisfy the legibility rules, then fitted to the
-    delivery ``profile`` (:func:`refit`; None: not fitted). Then its notes block (when
-    ``wording`` asks for one) and, for a page style, the page around it."""
+    delivery ``profile`` (:func:`refit`; None: not fitted). A beam that no scale keeps
+    legible at the profile is drawn in two rows when that is (:mod:`.rows`). Then its
+    notes block (when ``wording`` asks for one) and, for a page style, the page around
+    it."""
     parsed = as_model(model)
     check_drawable(parsed)
     st = get_style(style, scheme)
     words = wording or Wording()
 
-    def compose(k: float) -> tuple[Scene, dict[str, str], bool]:
-        with lettering(st.lettering):
-            scene, letters = lay_out(parsed, st, k, shown)
-            crowd = crowded(scene)
-            if words.notes:
-                draw_notes(scene, parsed, words.language)
-        if st.page:
-            scene = compose_page(scene, seed, words.language, words.category)
-        return scene, letters, crowd
+    def composer(lay: Callable[[float], tuple[Scene, dict[str, str]]]) -> Composer:
+        def compose(k: float) -> tuple[Scene, dict[str, str], bool]:
+            with lettering(st.lettering):
+                scene, letters = lay(k)
+                crowd = crowded(scene)
+                if words.notes:
+                    draw_notes(scene, parsed, words.language)
+            if st.page:
+                scene = compose_page(scene, seed, words.language, words.category)
+            return scene, letters, crowd
+        return compose
 
+    one_row = composer(lambda k: lay_out(parsed, st, k, shown))
     if scale is not None:
-        scene, letters, _ = compose(resolve_scale(parsed, scale))
+        scene, letters, _ = one_row(resolve_scale(parsed, scale))
         return scene, letters
-    k0, span = auto_scale(parsed), _span(parsed)
+    scene, letters, ok = fit(one_row, parsed, st, profile, min_long_side)
+    if ok or profile is None:
+        return scene, letters
+    for cut in cut_joints(parsed)[:MAX_CUTS]:
+        rows = fit(composer(lambda k, cut=cut: lay_out_rows(parsed, st, k, shown, cut)),
+                   parsed, st, profile, min_long_side)
+        if rows[2]:
+            return rows[0], rows[1]
+    return scene, letters
+
+
+#: cut joints a beam's two-row drawing tries, best first, before it is left in one row
+MAX_CUTS = 3
+Composer = Callable[[float], tuple[Scene, dict[str, str], bool]]
+
+
+def fit(compose: Composer, model: Model, style: Style, profile: int | None,
+        min_long_side: int | None) -> tuple[Scene, dict[str, str], bool]:
+    """The figure at its fitted scale, roomier while crowded, refitted to ``profile``;
+    and whether it keeps every rule there (a crowded one does not)."""
+    k0, span = auto_scale(model), _span(model)
     for grow in ROOMIER:
         k = min(k0 * grow, max(k0, MAX_GROWN_PX / span))
         scene, letters, crowd = compose(k)
         if not crowd:
             break
     if profile is None or crowd:
-        return scene, letters
-    return refit(compose, k, (scene, letters), st, profile, min_long_side)
+        return scene, letters, False
+    return refit(compose, k, (scene, letters), style, profile, min_long_side)
 
 
 #: a figure whose glyphs would reach the model below this share of their design size
@@ -294,9 +345,8 @@ def stored_legible(scene: Scene, style: Style, min_long_side: int | None,
                          profile=profile) for deg in turns)
 
 
-def refit(compose: Callable[[float], tuple[Scene, dict[str, str], bool]], k: float,
-          drawn: tuple[Scene, dict[str, str]], style: Style, profile: int,
-          min_long_side: int | None) -> tuple[Scene, dict[str, str]]:
+def refit(compose: Composer, k: float, drawn: tuple[Scene, dict[str, str]], style: Style,
+          profile: int, min_long_side: int | None) -> tuple[Scene, dict[str, str], bool]:
     """The figure drawn at the largest scale whose glyphs, texts and clearances reach a
     model at ``profile`` px at (about) their design size.
 
@@ -311,13 +361,14 @@ def refit(compose: Callable[[float], tuple[Scene, dict[str, str], bool]], k: flo
     scale found does not keep every rule at the profile, the first layout stays as it
     is (a half-way scale would only be a new drawing that the rules at the profile still
     refuse): such a structure needs another layout (two rows), and the rules at the
-    profile list it.
+    profile list it. The flag says whether the figure returned keeps every rule at the
+    profile (taken as so when its glyphs reach it at their design size).
     """
     scene, letters = drawn
     for _ in range(MAX_REFITS):
         ratio = delivered_ratio(scene, style, profile, min_long_side)
         if ratio >= REFIT_BELOW:
-            return scene, letters
+            return scene, letters, True
         for step in (ratio * 0.98, math.sqrt(ratio)):  # the whole way, else half of it
             tried, tried_letters, crowd = compose(k * step)
             if not crowd and stored_legible(tried, style, min_long_side):
@@ -325,9 +376,11 @@ def refit(compose: Callable[[float], tuple[Scene, dict[str, str], bool]], k: flo
                 break
         else:
             break
-    if scene is drawn[0] or stored_legible(scene, style, min_long_side, profile):
-        return scene, letters
-    return drawn  # no scale keeps the rules at the profile: the first layout, as it was
+    if stored_legible(scene, style, min_long_side, profile):
+        return scene, letters, True
+    # no scale keeps the rules at the profile: the first layout, as it was
+    return drawn[0], drawn[1], scene is not drawn[0] and stored_legible(
+        drawn[0], style, min_long_side, profile)
 
 
 def _span(model: Model) -> float:

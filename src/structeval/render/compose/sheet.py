@@ -31,12 +31,12 @@ from ..scene.errors import RenderError
 from ..scene.fonts import lettering
 from ..scene.layout import Layout
 from ..scene.result import FigureLayout, RenderResult
-from ..scene.scene import Painted, Scene, placed, prim_bbox
+from ..scene.scene import Scene, absorb, drawn_box, prim_bbox
 from ..scene.shapes import Similarity
 from ..scene.styles import Style, get_style
 from .figure import MIN_GAP_PX, check_drawable
 from .sheet_plan import plan_view
-from .sheet_views import drawn_box, elevation_view, notes_view, table_view, title_view
+from .sheet_views import elevation_view, notes_view, table_view, title_view
 
 SIZES = {"bubble": 18.0, "level": 15.0, "view-title": 24.0, "table": 16.0, "notes": 16.0,
          "title": 17.0, "plan": 15.0}
@@ -136,18 +136,13 @@ def compose(drawing: dict[str, Any], style: Style) -> Scene:
         for v in row:
             bx0, by0, bx1, _by1 = drawn_box(v.scene)
             shift = Similarity.shift_zoom(x + PAD - bx0, y + PAD - by0, 1.0)
-            _move(sheet, v.scene, shift)
+            absorb(sheet, v.scene, shift)
             view_border(sheet, (x, y, x + bx1 - bx0 + 2 * PAD, y + height), v.name)
             x += bx1 - bx0 + 2 * PAD + GAP
         right = max(right, x - GAP)
         y += height + GAP
     sheet.page = (0.0, 0.0, right + MARGIN, y - GAP + MARGIN)
     return sheet
-
-
-def _move(sheet: Scene, view: Scene, shift: Similarity) -> None:
-    sheet.painted.extend(Painted(placed(p.prim, shift), p.layer, p.keys) for p in view.painted)
-    sheet.layout.items.extend(it.mapped(shift) for it in view.layout.items)
 
 
 def native_canvas(sheet: Scene) -> Canvas:

@@ -19,8 +19,7 @@ from ..annotation.grid_marks import bubble, bubble_radius, level_mark, sheet_tex
 from ..annotation.tables import draw_table
 from ..reading.value_text import level_text
 from ..scene.fonts import text_size
-from ..scene.scene import Scene, prim_bbox
-from ..scene.shapes import Rect, rect_union
+from ..scene.scene import Scene, drawn_box
 from ..scene.styles import Style
 from ..scene.typeset import wrap
 from .figure import lay_out
@@ -28,11 +27,6 @@ from .figure import lay_out
 BELOW = 36.0  # px between a view and its bubbles or title
 LEVEL_ROOM = 40.0  # px between the elevation and its level marks
 LINE_PITCH = 1.6  # of the size, between the tops of consecutive note lines
-
-
-def drawn_box(scene: Scene) -> Rect:
-    """Everything a scene has drawn, ink and layout alike."""
-    return rect_union([prim_bbox(p.prim) for p in scene.painted] + [scene.layout.extent()])
 
 
 def elevation_view(elevation: dict[str, Any], letters: list[str], style: Style, k: float,

@@ -18,7 +18,7 @@ from .shapes import XY, PointMap, Rect, Shape, rect_union, touches
 
 #: kinds of drawn items; "label" is the figure's text, "page" the texts and rules of the
 #: page a figure is printed on (the exam-page style), everything else is graphics
-KINDS = ("member", "hinge", "support", "load", "dimension", "diagram", "label", "page")
+KINDS = ("member", "hinge", "support", "load", "dimension", "diagram", "label", "page", "break")
 
 
 @dataclass(frozen=True)

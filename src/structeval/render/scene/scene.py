@@ -17,7 +17,7 @@ from ..reading.value_text import ValueText
 from .fonts import cap_height, current_lettering, text_size
 from .glyphs import Anchor, Glyph
 from .layout import Layout
-from .shapes import XY, Box, Capsule, Rect, Shape, Similarity
+from .shapes import XY, Box, Capsule, Rect, Shape, Similarity, rect_union
 from .styles import Style
 
 
@@ -154,6 +154,22 @@ class Scene:
         glyph = Glyph("text", lengths={"size": size, "cap": cap_height(size)})
         return self.add("label", owner, owner_type, role, [(prim, LAYER_TEXT)],
                         [Box(prim_bbox(prim))], text=text, glyph=glyph, anchor=anchor)
+
+
+def drawn_box(scene: Scene) -> Rect:
+    """Everything a scene has drawn, ink and layout alike."""
+    return rect_union([prim_bbox(p.prim) for p in scene.painted] + [scene.layout.extent()])
+
+
+def absorb(into: Scene, part: Scene, shift: Similarity) -> None:
+    """``part``'s primitives and layout items moved by ``shift`` into ``into`` (a sheet's
+    views, a beam's two rows), each primitive still naming the item it draws, for the
+    writers of other formats."""
+    base = len(into.layout.items)
+    into.painted.extend(replace(p, prim=placed(p.prim, shift),
+                                item=p.item + base if p.item >= 0 else -1)
+                        for p in part.painted)
+    into.layout.items.extend(it.mapped(shift) for it in part.layout.items)
 
 
 def unit_vec(a: XY, b: XY) -> XY:
