@@ -15,7 +15,10 @@ ones untouched, and the tools write DXF on request.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -121,6 +124,9 @@ def _expected(layout: FigureLayout) -> list[tuple[str, tuple[float, float], str,
         elif g.type == "couple":
             out.append((who, g.points["centre"], "centre", ("LOADS",)))
             out.append((f"{who} tip", g.points["tip"], "vertex", ("LOADS",)))
+        elif g.type == "break":
+            out += [(f"{who} {k}", g.points[k], "vertex", ("OTHER",)) for k in ("at", "end")]
+            out += [(f"{who} line", p, "vertex", ("OTHER",)) for p in g.paths["line"]]
         elif g.type == "chain":
             out += [(f"{who} tick", p, "tick", ("DIMENSIONS",)) for p in g.paths["ticks"]]
             out += [(f"{who} extension", p, "vertex", ("DIMENSIONS",))
@@ -191,6 +197,21 @@ def test_dxf_is_the_image_drawing(figures: list[tuple[str, Model, dict]]) -> Non
     assert not failures, f"{len(failures)} problem(s):\n" + "\n".join(failures[:30])
 
 
+def test_a_beam_in_two_rows_is_the_image_drawing() -> None:
+    """A beam drawn in two rows (render.compose.rows): both rows, their break marks (layer
+    OTHER) and every text of the image are in the DXF where the image has them."""
+    _, block, model = read_raw(DATA_DIR / "raw_models" / "beam-hard-s22-0000.json")
+    shown = presentation_of(block)
+    layout = layout_model(model, seed=block["image"]["seed"], presentation=shown)
+    assert len([it for it in layout.layout if it.kind == "break"]) == 2
+    drawing = render_dxf(model, presentation=shown, seed=block["image"]["seed"])
+    _, points = read_points(drawing.data)
+    assert Counter(text for text, _, _ in points.texts) == Counter(
+        it.text for it in layout.layout if it.kind == "label")
+    assert _check_geometry(layout, points) == []
+    assert points.kinds["OTHER"] == {"LINE", "LWPOLYLINE"}
+
+
 def test_dxf_file_opens_with_readfile_and_has_world_units(tmp_path: Path) -> None:
     """A CAD user's view: ``ezdxf.readfile`` on the saved file; the members are at the
     model's coordinates in metres ($INSUNITS 6), y up; the DIMENSIONs measure what
@@ -236,6 +257,24 @@ def test_same_input_same_bytes_whatever_the_clock(monkeypatch: pytest.MonkeyPatc
     assert doc.header["$FINGERPRINTGUID"] != "{00000000-0000-0000-0000-000000000000}"
 
 
+def test_same_figure_same_bytes_in_every_process() -> None:
+    """ezdxf lists the entity types in use in string-hash order; two processes with
+    other hash seeds (0 and 4 ordered this figure's CLASSES differently) must still write
+    the same bytes."""
+    script = ("import hashlib, sys; from pathlib import Path; "
+              "from structeval.dataset.rawfile import read_raw, presentation_of; "
+              "from structeval.render.cad.dxf import render_dxf; "
+              "_, b, m = read_raw(Path(sys.argv[1])); "
+              "print(hashlib.sha256(render_dxf(m, presentation=presentation_of(b), "
+              "seed=b['image']['seed'], category=b['category']).data).hexdigest())")
+    raw = str(DATA_DIR / "raw_models" / "beam-s21-0000-ref.json")
+    digests = {subprocess.run([sys.executable, "-c", script, raw], capture_output=True,
+                              text=True, check=True, timeout=120,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
+               for seed in ("0", "4")}
+    assert len(digests) == 1 and len(next(iter(digests))) == 64
+
+
 def test_units_follow_the_written_lengths() -> None:
     """Metres for m-kN, millimetres for mm-kN (coordinates × 1000), no unit for a
     parametric drawing (its geometry must not give the value of a away)."""
@@ -247,7 +286,9 @@ def test_units_follow_the_written_lengths() -> None:
     para = drawing_units(Presentation(values="parametric"), k)
     assert para.insunits == 0 and para.per_px == 0.01
     model = _shipped("beam", 1)[0][1]
-    metres = ezdxf.read(_stream(render_dxf(model).data))
+    # both drawn as a task's figure (a presentation given): the same layout, fitted to
+    # the delivery profile alike (a long beam may be drawn in two rows)
+    metres = ezdxf.read(_stream(render_dxf(model, presentation={"units": "m-kN"}).data))
     millis = ezdxf.read(_stream(render_dxf(model, presentation={"units": "mm-kN"}).data))
     assert millis.header["$INSUNITS"] == 4
     a = sorted(e.dxf.end[0] for e in metres.modelspace().query('LINE[layer=="MEMBERS"]'))

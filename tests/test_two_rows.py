@@ -6,20 +6,19 @@ one with a break mark in both. What is shown here: such a beam keeps every rule 
 1568 px in two rows and breaks them in one; the break marks stand where they say; the
 symbolic reader rebuilds the beam from the two rows and refuses a drawing that lost one
 mark; the cut never falls where a couple acts and prefers a joint with nothing of its
-own in the middle third; a frame is never cut; the DXF writer takes the two rows.
+own in the middle third; a frame is never cut. (The DXF drawing of a two-row beam is
+checked against its image in test_dxf.py.)
 """
 
 from __future__ import annotations
 
 import copy
-import io
 
 import pytest
 
 from structeval.dataset.rawfile import presentation_of, read_raw
 from structeval.model import parse_model
 from structeval.render import layout_model
-from structeval.render.cad.dxf import render_dxf
 from structeval.render.compose.rows import cut_joints, halves
 from structeval.render.legibility import DELIVERY_LONG_SIDE, check
 from structeval.scoring import score
@@ -124,17 +123,3 @@ def test_a_frame_is_never_cut() -> None:
     frame = _beam([0, 4, 8], {0: "fixed", 2: "fixed"})
     frame["points"][1]["y"] = 3
     assert cut_joints(parse_model(frame)) == []
-
-
-def test_a_two_row_beam_writes_as_dxf(shipped) -> None:
-    block, model = shipped
-    dxf = render_dxf(model, presentation=presentation_of(block), category=block["category"],
-                     seed=block["image"]["seed"])
-    ezdxf = pytest.importorskip("ezdxf")
-    doc = ezdxf.read(io.StringIO(dxf.data.decode("utf-8")))
-    layout = _layout(block, model)
-    cut = layout.items("break")[0].owner
-    letter = next(it.text for it in layout.items("label", cut) if it.role == "letter")
-    texts = [e.dxf.text if e.dxftype() == "TEXT" else e.text
-             for e in doc.modelspace() if e.dxftype() in ("TEXT", "MTEXT")]
-    assert texts.count(letter) == 2  # the cut joint named in both rows

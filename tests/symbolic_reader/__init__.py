@@ -44,6 +44,9 @@ What the reader may use (the rules that make it an honest proof)
   symbols and the unit note ("Dimensions in mm", "尺寸单位：mm") are read by
   :mod:`.texts`. In ``full`` dimensioning none of these devices is drawn, so
   nothing is deduced.
+* A beam drawn in two rows (two break marks) is read row by row and joined where the
+  marks say (:mod:`.continued`): the rows are taken apart along the band of empty
+  paper between them, and the lower row's cut joint is laid on the upper row's.
 * Words state facts, in English or Chinese: the task's notes and the notes block
   printed under a figure are read for what they say (:data:`.texts.NOTE_FACTS`, e.g.
   that a truss is pin-jointed), never for numbers. On an exam page, the page's own

@@ -35,6 +35,7 @@ import io
 import itertools
 import math
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -308,9 +309,20 @@ class _Writer:
         self.msp.dxf.extmax = (bx, by, 0.0)
 
     def encode(self) -> bytes:
+        _ordered_classes(self.doc)
         stream = io.StringIO()
         self.doc.write(stream)
         return bytes(self.doc.encode(stream.getvalue()))
+
+
+def _ordered_classes(doc: Any) -> None:
+    """The CLASSES section in one order. ezdxf adds a CLASS for each entity type in use
+    while writing, iterating a set of type names, whose order follows the string hash
+    seed of the process: the same figure gave other bytes in another process. Adding
+    them here first and sorting them by name (their order has no meaning) makes the
+    bytes the same in every process; the writer then finds every class present."""
+    doc.classes.add_required_classes(doc.dxfversion)
+    doc.classes.classes = OrderedDict(sorted(doc.classes.classes.items()))
 
 
 def scene_dxf(scene: Scene) -> DxfFigure:

@@ -45,7 +45,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("DIAGRAM", 25, ("LINE", "LWPOLYLINE", "HATCH", "TEXT"),
           "bending-moment diagrams (not part of a task's drawing)"),
     Layer("OTHER", 25, ("LINE", "LWPOLYLINE", "CIRCLE", "ARC", "SOLID", "HATCH", "TEXT"),
-          "anything else a presentation draws (none in today's figures)"),
+          "anything else a figure draws: the break marks of a beam drawn in two rows (the "
+          "member's run past the cut joint and its break line)"),
 )
 LAYER_NAMES = tuple(layer.name for layer in LAYERS)
 

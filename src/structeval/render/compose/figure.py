@@ -258,7 +258,8 @@ def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float
     """The figure's scene; at a fitted scale, enlarged (a little, at most twice) when the
     first layout is too crowded to satisfy the legibility rules, then fitted to the
     delivery ``profile`` (:func:`refit`; None: not fitted). A beam that no scale keeps
-    legible at the profile is drawn in two rows when that is (:mod:`.rows`). Then its
+    legible at the profile (uncrowded at its stored size: a crowded layout stays the
+    fault it is) is drawn in two rows when those are (:mod:`.rows`). Then its
     notes block (when ``wording`` asks for one) and, for a page style, the page around
     it."""
     parsed = as_model(model)
@@ -282,13 +283,13 @@ def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float
     if scale is not None:
         scene, letters, _ = one_row(resolve_scale(parsed, scale))
         return scene, letters
-    scene, letters, ok = fit(one_row, parsed, st, profile, min_long_side)
-    if ok or profile is None:
+    scene, letters, verdict = fit(one_row, parsed, st, profile, min_long_side)
+    if verdict != "too small":
         return scene, letters
     for cut in cut_joints(parsed)[:MAX_CUTS]:
         rows = fit(composer(lambda k, cut=cut: lay_out_rows(parsed, st, k, shown, cut)),
                    parsed, st, profile, min_long_side)
-        if rows[2]:
+        if rows[2] == "fits":
             return rows[0], rows[1]
     return scene, letters
 
@@ -299,18 +300,22 @@ Composer = Callable[[float], tuple[Scene, dict[str, str], bool]]
 
 
 def fit(compose: Composer, model: Model, style: Style, profile: int | None,
-        min_long_side: int | None) -> tuple[Scene, dict[str, str], bool]:
+        min_long_side: int | None) -> tuple[Scene, dict[str, str], str]:
     """The figure at its fitted scale, roomier while crowded, refitted to ``profile``;
-    and whether it keeps every rule there (a crowded one does not)."""
+    and the verdict: "fits" (every rule kept at the profile), "crowded" (no room at any
+    scale tried: a layout fault more paper cannot mend, left as it is), "too small" (the
+    rules hold at the stored size but no scale keeps them at the profile: what a
+    two-row drawing is for), or "unfitted" (no profile asked)."""
     k0, span = auto_scale(model), _span(model)
     for grow in ROOMIER:
         k = min(k0 * grow, max(k0, MAX_GROWN_PX / span))
         scene, letters, crowd = compose(k)
         if not crowd:
             break
-    if profile is None or crowd:
-        return scene, letters, False
-    return refit(compose, k, (scene, letters), style, profile, min_long_side)
+    if crowd or profile is None:
+        return scene, letters, "crowded" if crowd else "unfitted"
+    scene, letters, ok = refit(compose, k, (scene, letters), style, profile, min_long_side)
+    return scene, letters, "fits" if ok else "too small"
 
 
 #: a figure whose glyphs would reach the model below this share of their design size

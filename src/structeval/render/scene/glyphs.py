@@ -45,6 +45,10 @@ vocabulary, per ``type``:
   is associated by position, as a chain's are.
 * ``slope`` (exam: a rise:run triangle): ``start`` and ``end`` (the hypotenuse, on its
   member), ``corner`` (the right angle); its two numbers are associated by position.
+* ``break`` (a beam drawn in two rows, :mod:`..compose.rows`): ``at`` (the cut joint),
+  ``end`` (where the member's run past the joint stops: right of ``at`` at the end of
+  the upper row, left of it at the start of the lower row), ``line`` (the break line
+  across it, with its Z kink).
 * ``text``: ``size`` (font size in px) and ``cap`` (cap height in px).
 """
 
