@@ -28,6 +28,7 @@ from structeval.generation.sheets import FAMILIES, sheet_problem
 from structeval.model import parse_model
 from structeval.model.types import Model
 from structeval.render import RenderError, layout_sheet, render_sheet
+from structeval.render.compose.sheet import balanced_rows
 from structeval.render.legibility import check
 from structeval.scoring import score
 
@@ -189,6 +190,19 @@ def test_shipped_sheets_are_redrawn_byte_for_byte(tmp_path: Path) -> None:
         if PIL.__version__ == SHIPPED_PILLOW:
             assert hashlib.sha256(data).hexdigest() == block["sheet"]["image_sha256"], block["id"]
             assert (DATA_DIR / IMAGE_DIR / block["image"]["file"]).read_bytes() == data
+
+
+@pytest.mark.parametrize(("widths", "rows"), [
+    ([800.0] * 5, [[0, 1, 2], [3, 4]]),  # filling each row in turn leaves one alone: 4 + 1
+    ([1000.0, 1000.0, 1200.0, 300.0], [[0, 1], [2, 3]]),  # 3 + 1 by filling
+    ([1000.0] * 5, [[0, 1, 2], [3, 4]]),
+    ([3000.0, 500.0, 500.0], [[0], [1, 2]]),
+    ([4000.0, 900.0], [[0], [1]]),  # wider than a row: alone
+    ([800.0, 800.0], [[0, 1]]),
+    ([], []),
+])
+def test_elevations_wrap_into_balanced_rows(widths: list[float], rows: list[list[int]]) -> None:
+    assert balanced_rows(widths, 3400.0, 40.0) == rows
 
 
 def test_a_malformed_drawing_block_is_a_render_error() -> None:

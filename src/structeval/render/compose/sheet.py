@@ -104,18 +104,41 @@ def views(drawing: dict[str, Any], style: Style) -> tuple[list[View], list[View]
 
 
 def _rows(top: list[View], bottom: list[View]) -> Iterator[list[View]]:
-    row: list[View] = []
-    width = 0.0
-    for v in top:
-        w = _width(v)
-        if row and width + w > MAX_ROW:
-            yield row
-            row, width = [], 0.0
-        row.append(v)
-        width += w + GAP
-    if row:
-        yield row
+    """The elevations in rows (:func:`balanced_rows`), then the other views in one row."""
+    for group in balanced_rows([_width(v) for v in top], MAX_ROW, GAP):
+        yield [top[i] for i in group]
     yield bottom
+
+
+def balanced_rows(widths: list[float], limit: float, gap: float) -> list[list[int]]:
+    """The views (by their ``widths``, in order) in as few rows as keep each row within
+    ``limit`` (a view wider than it stands alone), split where the widest row is
+    narrowest: five elevations of one width wrap 3 + 2, never 4 + 1 with one left alone.
+    Among equally narrow splits the one with the fullest first rows wins (filling each
+    row in turn, when that is already as narrow)."""
+    def width(group: tuple[int, ...]) -> float:
+        return sum(widths[i] for i in group) + gap * (len(group) - 1)
+
+    if not widths:
+        return []
+    count, row = 0, 0.0
+    for w in widths:  # how many rows filling each in turn needs
+        if count == 0 or row + gap + w > limit:
+            count, row = count + 1, w
+        else:
+            row += gap + w
+    n = len(widths)
+    best: list[list[int]] = []
+    best_width = math.inf
+    for cuts in itertools.combinations(range(1, n), max(count - 1, 0)):
+        bounds = (0, *cuts, n)
+        groups = [tuple(range(a, b)) for a, b in itertools.pairwise(bounds)]
+        if any(len(g) > 1 and width(g) > limit for g in groups):
+            continue
+        widest = max(width(g) for g in groups)
+        if widest <= best_width + 1e-9:  # later cuts fill the first rows more
+            best, best_width = [list(g) for g in groups], widest
+    return best
 
 
 def _width(v: View) -> float:
