@@ -124,6 +124,23 @@ HINGE_CONVENTION = {
            "convention.hinge-end": ("某一根杆件上", "自身直径", "只有该杆",
                                     "否则仍为 \"rigid\"")},
 }
+#: the two-row convention's key words (a long beam drawn in two rows, render.compose.rows)
+TWO_ROWS = {"en": ("two rows", "one beam", "break mark", "same letter", "lower row"),
+            "zh": ("分两行", "同一根梁", "折断线", "字母相同", "下一行")}
+
+
+@pytest.mark.parametrize("prompt_type", PROMPT_TYPES)
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_system_prompt_states_the_two_row_convention(lang, prompt_type):
+    """Once, in the schema's units-and-axes paragraph, in both languages."""
+    text = system_prompt(prompt_type, lang)
+    sentence = say("convention.two-rows", lang)
+    assert text.count(sentence) == 1
+    assert text.index(sentence) < text.index("### points")
+    for word in TWO_ROWS[lang]:
+        assert word in sentence, word
+
+
 #: the sentence that let a reader release every end at a member-end circle (a mechanism)
 OLD_HINGE_RULE = {"en": "releasing every end at that point is also correct",
                   "zh": "把该点所有杆端都设为铰接也是正确的"}

@@ -79,6 +79,14 @@ PHRASES: dict[str, dict[str, str]] = {
               '杆端为铰接：把该杆端设为 "hinge"（设在结点处，而不是圆圈处），交于该结点的其他杆端'
               '除非自身也画有小圆圈，否则仍为 "rigid"。',
     },
+    # -- a long beam drawn in two rows (render.compose.rows), stated in the prompt -------
+    "convention.two-rows": {
+        "en": "A long beam may be drawn in two rows: it is one beam, and the lower row "
+              "continues it to the right from the joint drawn with a break mark and the same "
+              "letter at the end of the upper row and at the start of the lower row.",
+        "zh": "较长的梁可能分两行绘制：它仍是同一根梁，下一行从上一行末端的结点起向右接续；该结点在"
+              "上一行末端和下一行始端都画有折断线、字母相同，是同一个点。",
+    },
     # -- the exam page around a figure -------------------------------------------------
     "page.header": {"en": "Structural Mechanics: Final Examination",
                     "zh": "《结构力学》期末考试试卷"},

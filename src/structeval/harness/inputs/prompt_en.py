@@ -24,7 +24,8 @@ One object with four arrays: "points", "links", "supports", "loads".
 Units: lengths in m, forces in kN, distributed loads in kN/m, moments in kN·m.
 Axes: x to the right, y up. Angles in degrees, counter-clockwise from +x: \
 0 = right, 90 = up, 180 = left, 270 = down. Put the origin where convenient \
-(e.g. the lower-left support) and read every coordinate from the dimension lines.
+(e.g. the lower-left support) and read every coordinate from the dimension lines. \
+{say('convention.two-rows', 'en')}
 
 Ids are strings, unique within each array (e.g. "A", "B" for points, "L1" for links).
 
