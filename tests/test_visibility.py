@@ -11,6 +11,7 @@ docs/visibility-proof.md).
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -125,3 +126,22 @@ def test_the_tool_names_the_missing_package(monkeypatch):
     result = CliRunner().invoke(tool.main, [])
     assert result.exit_code == 2
     assert "install pytesseract" in result.output
+
+
+def test_every_role_alphabet_holds_every_character_its_texts_use(shipped_figures):
+    """A role's alphabet (what Tesseract may read a joint letter or a value as) must hold
+    every character the shipped drawings write in that role, or those texts could never
+    read exactly; and it must not hold a capital K for a value (kN is never KN)."""
+    from structeval.render.legibility.visibility import ALPHABETS
+
+    outside = {}
+    for fig in shipped_figures:
+        for item in fig.layout.layout:
+            alphabet = ALPHABETS.get(item.role or "")
+            if item.text and alphabet and not re.search(r"[\u3000-\u9fff]", item.text):
+                extra = set(item.text) - set(alphabet) - {" "}
+                if extra:
+                    outside.setdefault(item.role, set()).update(extra)
+    assert not outside, outside
+    assert "K" not in ALPHABETS["value"] and set(ALPHABETS["letter"]) == set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ")

@@ -90,7 +90,7 @@ def check_tasks(paths: Sequence[Path], data_dir: Path, profile: int) -> Visibili
                             (item.bbox[3] - item.bbox[1]) * scale))
         report.glyphs += glyph_readings(block["id"], small, record.layout, scale)
         report.tasks += 1
-    for (task, style, role, text, height), read in zip(pending, read_crops(crops),
-                                                        strict=True):
+    readings = read_crops(crops, roles=[role for _, _, role, _, _ in pending])
+    for (task, style, role, text, height), read in zip(pending, readings, strict=True):
         report.texts.append(TextReading(task, style, role, text, read, height))
     return report

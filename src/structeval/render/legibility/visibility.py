@@ -144,10 +144,29 @@ def crop_text(small: Image.Image, item: LayoutItem, scale: float,
     return ImageOps.expand(crop, border=16, fill=255)
 
 
-def _engine(text: str) -> tuple[str, str]:
-    """(Tesseract language, page segmentation mode) for a text."""
+_DIGITS = "0123456789"
+_VALUE = _DIGITS + "./×x·²kNmqPMa"  # numbers, units, the parametric symbols (q, P, M, a)
+#: what a text of each role can hold, as a reader knows it before reading (a joint
+#: letter is one capital; a load value is a number with kN or kN/m, never a capital K):
+#: Tesseract is told the role's alphabet, never the text. Roles not listed (notes, the
+#: legend, table cells, page texts) are read with the engine's whole alphabet.
+ALPHABETS: dict[str, str] = {
+    "letter": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    **dict.fromkeys(("value", "value-start", "value-end", "far-value", "total-value",
+                     "local-value"), _VALUE),
+    "angle": _DIGITS + "°",
+    "level-value": _DIGITS + "+-.±",
+    **dict.fromkeys(("slope-run", "slope-rise"), _DIGITS),
+    **dict.fromkeys(("plan-dim", "note-number"), _DIGITS + "."),
+}
+
+
+def _engine(text: str, role: str = "") -> tuple[str, str, str]:
+    """(Tesseract language, page segmentation mode, alphabet: "" for the whole) for a
+    text of ``role``."""
     lang = "chi_sim+eng" if _CJK.search(text) else "eng"
-    return lang, "10" if len(text.strip()) == 1 else "7"
+    alphabet = "" if _CJK.search(text) else ALPHABETS.get(role, "")
+    return lang, "10" if len(text.strip()) == 1 else "7", alphabet
 
 
 #: Crops per Tesseract process: a list of this many lines takes tens of seconds, so a
@@ -156,26 +175,25 @@ CHUNK = 400
 
 
 def read_crops(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 900.0,
-               workers: int | None = None) -> list[str]:
-    """What Tesseract reads in each (expected text, crop). Crops are grouped by engine
-    setting and fed to Tesseract as list files of :data:`CHUNK` crops (one process reads a
-    whole list; its text output separates pages by form feeds), the processes spread over
+               workers: int | None = None, roles: Sequence[str] | None = None) -> list[str]:
+    """What Tesseract reads in each (expected text, crop), of ``roles`` (the record's role
+    of each text: its :data:`ALPHABETS` entry; a crop the alphabet leaves without a
+    reading is read again with the whole one). Crops are grouped by engine setting and
+    fed to Tesseract as list files of :data:`CHUNK` crops (one process reads a whole
+    list; its text output separates pages by form feeds), the processes spread over
     ``workers`` threads (default: every core). ``timeout`` bounds each process."""
     try:
         import pytesseract
     except ImportError:
         raise OcrUnavailable("pytesseract is not installed (pip install pytesseract)") from None
-    groups: dict[tuple[str, str], list[int]] = {}
-    for index, (text, _) in enumerate(crops):
-        groups.setdefault(_engine(text), []).append(index)
-    jobs = [(lang, psm, indices[i:i + CHUNK]) for (lang, psm), indices in sorted(groups.items())
-            for i in range(0, len(indices), CHUNK)]
+    engines = [_engine(text, roles[index] if roles else "")
+               for index, (text, _) in enumerate(crops)]
     out = [""] * len(crops)
     with tempfile.TemporaryDirectory(prefix="structeval-ocr-") as folder:
         root = Path(folder)
 
-        def run(job: tuple[str, str, list[int]], number: int) -> None:
-            lang, psm, indices = job
+        def run(job: tuple[tuple[str, str, str], list[int]], number: int) -> None:
+            (lang, psm, alphabet), indices = job
             names = []
             for index in indices:
                 path = root / f"crop-{index:06d}.png"
@@ -184,8 +202,10 @@ def read_crops(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 900
             listing = root / f"list-{number:04d}.txt"
             listing.write_text("\n".join(names) + "\n", encoding="utf-8")
             try:
-                text = pytesseract.image_to_string(str(listing), lang=lang,
-                                                   config=f"--psm {psm}", timeout=timeout)
+                config = f"--psm {psm}" + (f" -c tessedit_char_whitelist={alphabet}"
+                                           if alphabet else "")
+                text = pytesseract.image_to_string(str(listing), lang=lang, config=config,
+                                                   timeout=timeout)
             except pytesseract.TesseractNotFoundError:
                 raise OcrUnavailable("tesseract is not installed (apt-get install "
                                      "tesseract-ocr tesseract-ocr-chi-sim)") from None
@@ -195,9 +215,25 @@ def read_crops(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 900
             for index, page in zip(indices, text.split("\f"), strict=False):
                 out[index] = page.strip()
 
-        with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-            for future in [pool.submit(run, job, n) for n, job in enumerate(jobs)]:
-                future.result()
+        def run_all(which: list[int], number: int) -> int:
+            groups: dict[tuple[str, str, str], list[int]] = {}
+            for index in which:
+                groups.setdefault(engines[index], []).append(index)
+            jobs = [(engine, indices[i:i + CHUNK]) for engine, indices in sorted(groups.items())
+                    for i in range(0, len(indices), CHUNK)]
+            with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+                for future in [pool.submit(run, job, number + n) for n, job in enumerate(jobs)]:
+                    future.result()
+            return number + len(jobs)
+
+        done = run_all(list(range(len(crops))), 0)
+        # a role's alphabet can leave Tesseract with no reading at all (its best guess not
+        # in it): such a crop is read once more with the whole alphabet, and that reading
+        # is the one compared
+        empty = [i for i, read in enumerate(out) if not read and engines[i][2]]
+        for index in empty:
+            engines[index] = (*engines[index][:2], "")
+        run_all(empty, done)
     return out
 
 
