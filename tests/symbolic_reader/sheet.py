@@ -280,8 +280,6 @@ def _loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str,
     sb_loads: dict[str, float] = {}
     for r in _drawn_factor(model, rows):
         what = r.what.lower()
-        if r.factor is None:
-            continue
         value = _number(r.value)
         if what.startswith("floor"):
             floor += r.factor * value
@@ -335,8 +333,6 @@ def _deck_loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str,
     cross: dict[str, float] = {}
     for r in _drawn_factor(model, rows):
         what = r.what.lower()
-        if r.factor is None:
-            continue
         value = _number(r.value)
         if r.value.endswith("kN/m²"):
             line += r.factor * value * trib
@@ -375,7 +371,8 @@ def _deck_loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str,
 
 def _drawn_factor(model: dict[str, Any], rows: list[Row]) -> list[Row]:
     """Scale the loads drawn on the elevation by the factor of the table's "as drawn" row
-    (drop them when the case leaves that row out); the other rows, to be read next."""
+    (drop them when the case leaves that row out); the other rows the case takes (those
+    with a factor), to be read next."""
     drawn = next((r for r in rows if r.value == "as drawn"), None)
     forces = [ld for ld in model["loads"] if ld["kind"] == "pointLoad"]
     model["loads"] = []
@@ -383,7 +380,7 @@ def _drawn_factor(model: dict[str, Any], rows: list[Row]) -> list[Row]:
         for f in forces:
             f["value"] *= drawn.factor
             model["loads"].append(f)
-    return [r for r in rows if r is not drawn]
+    return [r for r in rows if r is not drawn and r.factor is not None]
 
 
 def _roof_loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str) -> None:
@@ -392,8 +389,6 @@ def _roof_loads(model: dict[str, Any], plan: Plan, rows: list[Row], grid: str) -
     the distance on plan to its neighbours; the drawn wind × its factor."""
     q = 0.0
     for r in _drawn_factor(model, rows):
-        if r.factor is None:
-            continue
         if not r.value.endswith("kN/m²"):
             raise ReadError(f"the load table row {r.ref} says nothing the reader knows")
         q += r.factor * _number(r.value)

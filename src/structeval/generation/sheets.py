@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from ..dataset.problem import Problem, make_problem
 from ..dataset.wellposed import well_posed
@@ -154,23 +155,37 @@ def _sample(rng: random.Random, sample: Callable[[random.Random], T],
 
 def sheet_problem(seed: int, index: int, family: str = "storey") -> Problem:
     """The ``index``-th task of the sheets split of ``seed`` in ``family``."""
-    if family == "gerber":
-        return _gerber_problem(seed, index)
-    if family == "portal":
-        return _portal_problem(seed, index)
-    if family != "storey":
+    if family not in _FAMILIES:
         raise ValueError(f"unknown sheet family {family!r} (one of {', '.join(FAMILIES)})")
-    rng = random.Random(f"{GENERATOR}:{seed}:{index}")
-    b, case, attempt = _sample(rng, sample_building, CASES, lambda b: b.variants, frame_model,
-                               "building")
-    shown = sorted(b.variants)
+    return _family_problem(family, _FAMILIES[family], seed, index)
+
+
+@dataclass(frozen=True)
+class _Family(Generic[T]):
+    """How one sheet family samples, models and draws its structure (a building, bridge
+    or shed): the one path from a seed to a task that every family takes."""
+
+    stream: str  # the prefix of the family's random stream (seeded per task)
+    sample: Callable[[random.Random], T]
+    cases: dict[str, dict[str, float]]
+    frames: Callable[[T], Iterable[int]]  # the grid lines whose frames the sheet draws
+    model: Callable[[T, int, str], Model]
+    document: Callable[[T, int, str | None], dict[str, Any]]
+    what: str
+    params: Callable[[T, list[str]], dict[str, Any]]  # given the drawn frames' names
+    drawing: Callable[[T, int, int, random.Random], dict[str, Any]]
+
+
+def _family_problem(family: str, how: _Family[Any], seed: int, index: int) -> Problem:
+    rng = random.Random(f"{how.stream}:{seed}:{index}")
+    x, case, attempt = _sample(rng, how.sample, how.cases, how.frames, how.model, how.what)
+    shown = sorted(how.frames(x))
     target = rng.choice(shown)
-    grid = b.numbers[target]
-    params = {"bays": list(b.bays), "storeys": list(b.storeys),
-              "spacings": list(b.spacings), "frames": [b.numbers[j] for j in shown]}
-    alternates = [(b.numbers[j], frame_document(b, j, case)) for j in shown if j != target]
-    return _problem("storey", seed, index, attempt, params, rng, frame_model(b, target, case),
-                    grid, case, alternates, lambda: drawing(b, seed, index, rng))
+    params = how.params(x, [x.numbers[j] for j in shown])
+    alternates = [(x.numbers[j], how.document(x, j, case)) for j in shown if j != target]
+    return _problem(family, seed, index, attempt, params, rng, how.model(x, target, case),
+                    x.numbers[target], case, alternates,
+                    lambda: how.drawing(x, seed, index, rng))
 
 
 def _problem(family: str, seed: int, index: int, attempt: int, params: dict[str, Any],
@@ -247,21 +262,6 @@ def gerber_drawing(b: gerber.Bridge, seed: int, index: int,
     return _sheet_block("gerber", plan, elevations, gerber_table(b), gerber_notes(b), title)
 
 
-def _gerber_problem(seed: int, index: int) -> Problem:
-    rng = random.Random(f"{GENERATOR}:gerber:{seed}:{index}")
-    b, case, attempt = _sample(rng, gerber.sample_bridge, gerber.CASES, lambda b: b.girders,
-                               gerber.girder_model, "bridge")
-    shown = sorted(b.girders)
-    target = rng.choice(shown)
-    params = {"spans": list(b.spans), "spacings": list(b.spacings),
-              "girders": [b.numbers[j] for j in shown]}
-    alternates = [(b.numbers[j], gerber.girder_document(b, j, case))
-                  for j in shown if j != target]
-    return _problem("gerber", seed, index, attempt, params, rng,
-                    gerber.girder_model(b, target, case), b.numbers[target], case, alternates,
-                    lambda: gerber_drawing(b, seed, index, rng))
-
-
 # -- portal sheds with roof trusses ----------------------------------------------------------
 
 def portal_table(s: portal.Shed) -> dict[str, Any]:
@@ -304,19 +304,27 @@ def portal_drawing(s: portal.Shed, seed: int, index: int,
     return _sheet_block("portal", plan, elevations, portal_table(s), portal_notes(s), title)
 
 
-def _portal_problem(seed: int, index: int) -> Problem:
-    rng = random.Random(f"{GENERATOR}:portal:{seed}:{index}")
-    s, case, attempt = _sample(rng, portal.sample_shed, portal.CASES, lambda s: s.variants,
-                               portal.shed_model, "shed")
-    shown = sorted(s.variants)
-    target = rng.choice(shown)
-    params = {"bays": list(s.bays), "eaves": s.eaves, "depth": s.depth,
-              "spacings": list(s.spacings), "frames": [s.numbers[j] for j in shown]}
-    alternates = [(s.numbers[j], portal.shed_document(s, j, case))
-                  for j in shown if j != target]
-    return _problem("portal", seed, index, attempt, params, rng,
-                    portal.shed_model(s, target, case), s.numbers[target], case, alternates,
-                    lambda: portal_drawing(s, seed, index, rng))
+#: every sheet family's path from a seed to a task (the storey stream keeps the prefix it
+#: had before there were other families, so its sheets are the same bytes)
+_FAMILIES: dict[str, _Family[Any]] = {
+    "storey": _Family(GENERATOR, sample_building, CASES, lambda b: b.variants, frame_model,
+                      frame_document, "building",
+                      lambda b, frames: {"bays": list(b.bays), "storeys": list(b.storeys),
+                                         "spacings": list(b.spacings), "frames": frames},
+                      drawing),
+    "gerber": _Family(f"{GENERATOR}:gerber", gerber.sample_bridge, gerber.CASES,
+                      lambda b: b.girders, gerber.girder_model, gerber.girder_document,
+                      "bridge",
+                      lambda b, frames: {"spans": list(b.spans), "spacings": list(b.spacings),
+                                         "girders": frames},
+                      gerber_drawing),
+    "portal": _Family(f"{GENERATOR}:portal", portal.sample_shed, portal.CASES,
+                      lambda s: s.variants, portal.shed_model, portal.shed_document, "shed",
+                      lambda s, frames: {"bays": list(s.bays), "eaves": s.eaves,
+                                         "depth": s.depth, "spacings": list(s.spacings),
+                                         "frames": frames},
+                      portal_drawing),
+}
 
 
 def with_image_hash(problem: Problem) -> tuple[Problem, bytes]:
