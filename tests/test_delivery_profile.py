@@ -63,6 +63,8 @@ KNOWN_ILLEGIBLE_AT_PROFILE = frozenset({
     "frame-hard-s22-0214",
     "frame-hard-s22-0238",
     "frame-s1-0073",
+    "truss-hard-s22-0023",
+    "truss-hard-s22-0041",
     "truss-hard-s22-0053",
     "truss-hard-s22-0101",
     "truss-hard-s22-0125",
@@ -72,6 +74,7 @@ KNOWN_ILLEGIBLE_AT_PROFILE = frozenset({
     "truss-hard-s22-0185",
     "truss-hard-s22-0221",
     "truss-hard-s22-0224",
+    "truss-hard-s22-0242",
 })
 
 DOCS = ROOT / "docs" / "delivery-profile.md"

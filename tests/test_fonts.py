@@ -4,13 +4,12 @@ Two independent proofs that no Chinese string renders as missing-glyph boxes: th
 character map of the font each character is routed to contains it (read by our
 own cmap reader and, where fontTools is installed, by fontTools too), and the
 character's rendered bitmap differs from the font's .notdef box. English text
-must never need anything but Pillow's bundled face, and a missing font is a
-RenderError that names its Debian package.
+must never need anything but the Latin face (DejaVu Serif, shipped by the pip package
+matplotlib), and a missing font is a RenderError that names its package.
 """
 
 from __future__ import annotations
 
-import io
 import random
 import string
 
@@ -46,13 +45,22 @@ def chinese(drawing_fonts: None) -> None:
     """The Chinese and hand-lettering fonts are installed (else the test skips)."""
 
 
-def test_english_needs_only_the_bundled_face() -> None:
-    covered = F.coverage(F.BUNDLED)
+def test_english_needs_only_the_latin_face() -> None:
+    covered = F.coverage(F.LATIN)
     missing = sorted({ch for text in wordings("en") + VALUES for ch in text
                       if ord(ch) not in covered})
-    assert not missing, f"English text with characters the bundled face lacks: {missing}"
-    for text in wordings("en") + VALUES:
-        assert F.runs(text, "print") == ((F.BUNDLED, text),)
+    assert not missing, f"English text with characters the Latin face lacks: {missing}"
+    for text in wordings("en") + VALUES + ["3 × 2.5 m", "M = qa²", "▽ +3.600", "±0.000"]:
+        assert F.runs(text, "print") == ((F.LATIN, text),)
+        assert F.runs(text, "page") == ((F.LATIN, text),)
+
+
+def test_the_latin_face_draws_i_l_and_1_apart() -> None:
+    """The reason for a serif face: a capital I, a small l and a one are three glyphs (in
+    a sans-serif face I and l are one, and "EI" reads as "El")."""
+    font = F.font_of(F.LATIN, 48)
+    drawn = {ch: _bitmap(font, ch) for ch in "Il1|"}
+    assert len(set(drawn.values())) == 4
 
 
 def _notdef(font) -> bytes:  # type: ignore[no-untyped-def]
@@ -75,7 +83,7 @@ def test_no_chinese_character_renders_as_a_missing_glyph_box(chinese: None,
         key = F.font_for(ch, lettering)  # raises if no font of the lettering has it
         assert ord(ch) in F.coverage(key)
         font = F.font_of(key, 48)
-        if key != F.BUNDLED and _bitmap(font, ch) == _notdef(font):
+        if _bitmap(font, ch) == _notdef(font):
             boxes.append(ch)
     assert not boxes, f"drawn as .notdef boxes in {lettering}: {''.join(boxes)}"
     chinese_chars = [ch for ch in used if "\u4e00" <= ch <= "\u9fff"]
@@ -96,12 +104,10 @@ def test_the_notdef_comparison_can_fail(chinese: None) -> None:
 
 def test_our_cmap_reader_agrees_with_fonttools(chinese: None) -> None:
     ttlib = pytest.importorskip("fontTools.ttLib", reason="fontTools is not installed")
-    for key in ("cjk-sans", "hand-latin", "hand-cjk"):
+    for key in (F.LATIN, "cjk-sans", "hand-latin", "hand-cjk"):
         path, index = F.located(key)
         theirs = ttlib.TTFont(path, fontNumber=index, lazy=True).getBestCmap()
         assert F.coverage(key) == frozenset(theirs), key
-    data = F.font(12).path.getvalue()
-    assert F.coverage(F.BUNDLED) == frozenset(ttlib.TTFont(io.BytesIO(data)).getBestCmap())
 
 
 def test_the_cmap_reader_refuses_what_is_no_font() -> None:
@@ -111,6 +117,12 @@ def test_the_cmap_reader_refuses_what_is_no_font() -> None:
         mapped_characters(b"\x00\x01\x00\x00" + bytes(8), 3)
 
 
+def _forget_fonts() -> None:
+    """Drop every cached font lookup, so a patched :data:`FONT_FILES` entry is used."""
+    for cached in (F.located, F.coverage, F.font_of, F.runs, F._ink_box):
+        cached.cache_clear()
+
+
 def test_a_missing_font_names_its_package(monkeypatch: pytest.MonkeyPatch) -> None:
     """Absent Chinese fonts stop a Chinese figure with the apt command, and do not touch an
     English one (it needs none of them)."""
@@ -118,8 +130,7 @@ def test_a_missing_font_names_its_package(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setitem(F.FONT_FILES, "cjk-sans",
                         F.FontFile(spec.family, ("/nonexistent/NotoSansCJK-Regular.ttc",),
                                    spec.package, spec.purpose))
-    for cached in (F.located, F.coverage, F.font_of, F.runs, F._ink_box):
-        cached.cache_clear()
+    _forget_fonts()
     try:
         with pytest.raises(RenderError, match=r"apt-get install -y fonts-noto-cjk"):
             F.text_size("EI = 常数", 14, "print")
@@ -130,8 +141,21 @@ def test_a_missing_font_names_its_package(monkeypatch: pytest.MonkeyPatch) -> No
         assert max(render_model(GABLE, presentation=Presentation(language="en")).size) >= 1600
     finally:
         monkeypatch.undo()
-        for cached in (F.located, F.coverage, F.font_of, F.runs, F._ink_box):
-            cached.cache_clear()
+        _forget_fonts()
+
+
+def test_a_missing_latin_face_names_the_pip_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without matplotlib's DejaVu Serif every figure stops with the pip command."""
+    spec = F.FONT_FILES[F.LATIN]
+    monkeypatch.setitem(F.FONT_FILES, F.LATIN,
+                        F.FontFile(spec.family, (), spec.package, spec.purpose, "pip"))
+    _forget_fonts()
+    try:
+        with pytest.raises(RenderError, match=r"pip install matplotlib"):
+            F.text_size("12.5 kN", 14, "print")
+    finally:
+        monkeypatch.undo()
+        _forget_fonts()
 
 
 def _ink(img: Image.Image) -> tuple[int, int, int, int]:

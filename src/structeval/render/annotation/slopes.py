@@ -20,11 +20,13 @@ from ...model.types import Model
 from ..scene.fonts import text_size
 from ..scene.glyphs import Glyph
 from ..scene.scene import LAYER_THIN, Prim, Scene, Stroke
-from ..scene.shapes import Capsule, Shape
+from ..scene.shapes import XY, Capsule, Rect, Shape
 
 MAX_TERM = 12  # rise and run are whole numbers up to this
 LEG = 30.0  # px: the longer leg of a slope triangle, at least
 SHORT_LEG = 16.0  # px: the shorter leg, at least (its number stands beside it)
+#: sizes of a slope triangle tried, of its smallest (legs of LEG and SHORT_LEG px)
+TRIANGLE_GROWTH = (1.0, 1.5, 2.0)
 TEXT_GAP = 3.0
 
 
@@ -105,14 +107,18 @@ def draw_slope(scene: Scene, model: Model, slope: Slope, link_id: str, *,
     a, b = scene.px(lo.x, lo.y), scene.px(hi.x, hi.y)
     length = math.dist(a, b)
     u = ((b[0] - a[0]) / length, (b[1] - a[1]) / length)
-    k = max(LEG / max(slope.rise, slope.run), SHORT_LEG / min(slope.rise, slope.run))
-    run_px, rise_px = slope.run * k, slope.rise * k
-    hyp = math.hypot(run_px, rise_px)
+    k0 = max(LEG / max(slope.rise, slope.run), SHORT_LEG / min(slope.rise, slope.run))
     size = scene.style.sizes["dim"]
     host = frozenset(i for i, it in enumerate(scene.layout.items)
                      if it.kind == "member" and it.owner == link_id)  # it sits on its member
     best: tuple[int, list[tuple[Prim, int]], list[Shape], Glyph, list] | None = None
-    for t in (0.3, 0.5, 0.7, 0.15, 0.85):
+    # the smallest triangle first; a larger one when a number finds no room beside its
+    # leg (the short leg of a shallow slope, a wide digit)
+    places = [(k0 * grow, t) for grow in TRIANGLE_GROWTH for t in (0.3, 0.5, 0.7, 0.15, 0.85)]
+    for k, t in places:
+        if best is not None:
+            break
+        hyp = math.hypot(slope.run * k, slope.rise * k)
         if t * length + hyp > length - 4.0 or t * length < 4.0:
             continue
         s = (a[0] + u[0] * t * length, a[1] + u[1] * t * length)
@@ -121,21 +127,9 @@ def draw_slope(scene: Scene, model: Model, slope: Slope, link_id: str, *,
             legs = [(s, corner), (corner, e)]
             horiz = legs[0] if abs(legs[0][0][1] - legs[0][1][1]) < 1e-6 else legs[1]
             vert = legs[1] if horiz is legs[0] else legs[0]
-            texts = []
-            for text, (p, q), vertical in ((str(slope.run), horiz, False),
-                                           (str(slope.rise), vert, True)):
-                w, h = text_size(text, size)
-                near = p if p == corner else q  # the corner end: away from the member
-                far = q if near is p else p
-                mid = (near[0] + (far[0] - near[0]) * 0.4, near[1] + (far[1] - near[1]) * 0.4)
-                if vertical:
-                    side = 1.0 if mid[0] >= (s[0] + e[0]) / 2 else -1.0
-                    x0 = mid[0] + TEXT_GAP if side > 0 else mid[0] - TEXT_GAP - w
-                    texts.append((text, (x0, mid[1] - h / 2, x0 + w, mid[1] + h / 2)))
-                else:
-                    side = 1.0 if mid[1] >= (s[1] + e[1]) / 2 else -1.0
-                    y0 = mid[1] + TEXT_GAP if side > 0 else mid[1] - TEXT_GAP - h
-                    texts.append((text, (mid[0] - w / 2, y0, mid[0] + w / 2, y0 + h)))
+            texts = [(text, _leg_text(text, size, leg, corner, s, e, vertical))
+                     for text, leg, vertical in ((str(slope.run), horiz, False),
+                                                 (str(slope.rise), vert, True))]
             w = scene.style.thin_width
             shapes: list[Shape] = [Capsule(p, q, w) for p, q in legs]
             hits = sum(len(scene.layout.obstacles.shape_hits(sh, 1.0, host)) for sh in shapes)
@@ -151,3 +145,22 @@ def draw_slope(scene: Scene, model: Model, slope: Slope, link_id: str, *,
     for (text, rect), role in zip(texts, ("slope-run", "slope-rise"), strict=True):
         scene.add_text(link_id, "link", role, text, size, rect, "dim")
     return True
+
+
+
+def _leg_text(text: str, size: float, leg: tuple[XY, XY], corner: XY,
+              s: XY, e: XY, vertical: bool) -> Rect:
+    """The box of a slope number beside its leg, outside the triangle, 0.4 of the way
+    from the corner end (away from the member)."""
+    w, h = text_size(text, size)
+    p, q = leg
+    near = p if p == corner else q
+    far = q if near is p else p
+    mid = (near[0] + (far[0] - near[0]) * 0.4, near[1] + (far[1] - near[1]) * 0.4)
+    if vertical:
+        side = 1.0 if mid[0] >= (s[0] + e[0]) / 2 else -1.0
+        x0 = mid[0] + TEXT_GAP if side > 0 else mid[0] - TEXT_GAP - w
+        return (x0, mid[1] - h / 2, x0 + w, mid[1] + h / 2)
+    side = 1.0 if mid[1] >= (s[1] + e[1]) / 2 else -1.0
+    y0 = mid[1] + TEXT_GAP if side > 0 else mid[1] - TEXT_GAP - h
+    return (mid[0] - w / 2, y0, mid[0] + w / 2, y0 + h)

@@ -28,10 +28,11 @@ from ..reading.stations import distinct, features
 from ..reading.value_text import value_text
 from ..scene.errors import RenderError
 from ..scene.fonts import lettering
+from ..scene.glyphs import Glyph
 from ..scene.layout import LayoutItem
 from ..scene.result import FigureLayout, RenderResult
 from ..scene.scene import Scene
-from ..scene.shapes import Rect, Similarity
+from ..scene.shapes import XY, Rect, Similarity
 from ..scene.styles import RGB, Style, get_style, parse_colour
 from ..symbols.arrows import LabelRequest
 from ..symbols.breaks import draw_break
@@ -134,19 +135,56 @@ def nearest_own(scene: Scene, req: LabelRequest) -> Callable[[Rect], bool] | Non
     gtype = labelled_type(scene.layout.items, req.owner, req.owner_type, req.role)
     if gtype is None:
         return None
-    mine, others = [], []
+    mine, others, own_glyphs, other_glyphs = [], [], [], []
     for it in scene.layout.items:
         if it.glyph is not None and it.glyph.type == gtype:
             (mine if it.owner == req.owner else others).append(glyph_segments(it))
-    if not mine or not others:
+            (own_glyphs if it.owner == req.owner else other_glyphs).append(it.glyph)
+    ends = _row_ends(own_glyphs, req.role) if gtype == "row" else None
+    if not mine or (not others and ends is None):
         return None
 
     def accept(rect: Rect) -> bool:
         d_own = min(box_distance(rect, segs) for segs in mine)
-        return all(box_distance(rect, segs) >= NEAREST_RATIO * d_own + NEAREST_PAD
-                   for segs in others)
+        if not all(box_distance(rect, segs) >= NEAREST_RATIO * d_own + NEAREST_PAD
+                   for segs in others):
+            return False
+        if gtype == "couple" and not _nearest_arc(rect, own_glyphs, other_glyphs):
+            return False
+        return ends is None or _at_its_end(rect, *ends)
 
     return accept
+
+
+def _row_ends(rows: list[Glyph], role: str) -> tuple[XY, XY] | None:
+    """(its own end, the other end) of a varying row's end value, or None for a text that
+    labels a whole row."""
+    if role not in ("value-start", "value-end") or not rows:
+        return None
+    tails = rows[0].paths["tails"]
+    return (tails[0], tails[-1]) if role == "value-start" else (tails[-1], tails[0])
+
+
+def _at_its_end(rect: Rect, own: XY, other: XY) -> bool:
+    """An end value of a varying row sits nearer its own end than the other end (a reader
+    pairs the two values with the two ends by distance)."""
+    centre = ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
+    return math.dist(centre, own) < math.dist(centre, other)
+
+
+def _arc_gap(rect: Rect, glyph: Glyph) -> float:
+    """How far a text's nearest corner lies outside a couple's circle."""
+    c, r = glyph.points["centre"], glyph.lengths["r"]
+    corners = ((rect[0], rect[1]), (rect[2], rect[1]), (rect[0], rect[3]), (rect[2], rect[3]))
+    return max(0.0, min(math.dist(c, q) for q in corners) - r)
+
+
+def _nearest_arc(rect: Rect, own: list[Glyph], others: list[Glyph]) -> bool:
+    """A couple's value is nearer its own circle than any other couple's, measured from
+    the circle as well as from the arc's strokes (two couples at neighbouring joints
+    overlap, and a reader weighs the whole circle)."""
+    mine = min(_arc_gap(rect, g) for g in own)
+    return all(_arc_gap(rect, g) > mine for g in others)
 
 
 def place_requests(scene: Scene, requests: list[LabelRequest]) -> None:

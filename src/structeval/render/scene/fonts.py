@@ -1,18 +1,23 @@
-"""Text in fixed fonts: Pillow's bundled face for Latin, named Debian fonts for the rest.
+"""Text in fixed fonts: DejaVu Serif (from matplotlib) for Latin, named Debian fonts for the rest.
 
 System fonts differ between machines and would make the same model render to
 different bytes, so no font is ever looked up by name or by fallback: Latin
-letters and digits are drawn in the TrueType face every Pillow ≥ 10.1 install
-has, and the few other faces (Chinese, hand lettering) are files installed by a
-named Debian package and found at fixed paths (:data:`FONT_FILES`); when one is
-missing the render stops with a :class:`RenderError` naming the package.
+letters and digits are drawn in the DejaVu Serif file matplotlib ships (a pip
+dependency, so every install on every platform has the same bytes), and the few
+other faces (Chinese, hand lettering) are files installed by a named Debian package
+and found at fixed paths (:data:`FONT_FILES`); when one is missing the render stops
+with a :class:`RenderError` naming the package.
+
+Why a serif face: the visibility proof (``render.legibility.visibility``) reads every
+text back with Tesseract, and in a sans-serif face the capital I and the small l are
+one glyph ("EI" reads as "El"), and a thin leading 1 or a decimal point is lost at
+the sizes a model receives. DejaVu Serif draws I, l and 1 apart and a sturdier point.
 
 A *lettering* (:data:`LETTERINGS`) is an ordered list of fonts: each character of
 a text is drawn in the first one that has a glyph for it (read from the font's
 ``cmap``, :mod:`.cmap`), so "EI = 常数" is drawn as "EI = " in the Latin face and
-"常数" in the Chinese one, on one baseline. A text all of whose characters the
-bundled face has is measured and drawn exactly as before any other font existed,
-so figures in English come out byte for byte the same.
+"常数" in the Chinese one, on one baseline. A text all of whose characters the Latin
+face has is measured and drawn in one piece.
 
 Drawing happens at ``SUPERSAMPLE`` times the final size and is then reduced
 (Pillow draws lines without anti-aliasing); text is measured at that same size so
@@ -24,7 +29,7 @@ remembers its lettering.
 
 from __future__ import annotations
 
-import io
+import importlib.util
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,23 +44,36 @@ from .cmap import FontFileError, mapped_characters
 from .errors import RenderError
 
 SUPERSAMPLE = 3
-BUNDLED = "bundled"
+LATIN = "latin"
 
 
 @dataclass(frozen=True)
 class FontFile:
-    """A font installed by a Debian package, at one of a few fixed paths."""
+    """A font installed by a package, at one of a few fixed paths."""
 
     family: str  # the family name the face reports (picks the face of a collection)
     paths: tuple[str, ...]  # where distributions install it, tried in this order
-    package: str  # the Debian package that installs it
+    package: str  # the package that installs it
     purpose: str  # what needs it, for the error message
+    installer: str = "apt"  # "apt" (a Debian package) or "pip" (a Python package)
+
+
+def _in_python_package(package: str, relative: str) -> tuple[str, ...]:
+    """Where ``relative`` lies inside the installed Python ``package`` (found without
+    importing it), or nothing when the package is not installed."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return ()
+    return tuple(os.path.join(d, relative) for d in spec.submodule_search_locations)
 
 
 _NOTO = ("/usr/share/fonts/opentype/noto", "/usr/share/fonts/noto-cjk",
          "/usr/share/fonts/google-noto-cjk", "/usr/share/fonts/opentype/noto-cjk")
 
 FONT_FILES: dict[str, FontFile] = {
+    LATIN: FontFile("DejaVu Serif",
+                    _in_python_package("matplotlib", "mpl-data/fonts/ttf/DejaVuSerif.ttf"),
+                    "matplotlib", "Latin text", "pip"),
     "cjk-sans": FontFile("Noto Sans CJK SC", tuple(f"{d}/NotoSansCJK-Regular.ttc" for d in _NOTO),
                          "fonts-noto-cjk", "Chinese text"),
     "cjk-serif": FontFile("Noto Serif CJK SC",
@@ -70,9 +88,9 @@ FONT_FILES: dict[str, FontFile] = {
 
 #: lettering → its fonts, in the order a character is looked up
 LETTERINGS: dict[str, tuple[str, ...]] = {
-    "print": (BUNDLED, "cjk-sans"),
-    "page": (BUNDLED, "cjk-serif"),
-    "hand": ("hand-latin", "hand-cjk", BUNDLED, "cjk-sans"),
+    "print": (LATIN, "cjk-sans"),
+    "page": (LATIN, "cjk-serif"),
+    "hand": ("hand-latin", "hand-cjk", LATIN, "cjk-sans"),
 }
 #: lettering → characters drawn in another of its fonts than the first that has them:
 #: the Chinese brush face's "×" is a dot-sized cross, so a hand-written repeat count
@@ -103,23 +121,13 @@ def current_lettering() -> str:
     return _current.get()
 
 
-@lru_cache(maxsize=64)
-def font(pixel_size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's bundled face at ``pixel_size``."""
-    try:
-        f = ImageFont.load_default(size=pixel_size)
-    except (OSError, TypeError, ValueError) as exc:  # pragma: no cover - old Pillow
-        raise RenderError(f"Pillow cannot load its bundled TrueType font: {exc}") from exc
-    if not isinstance(f, ImageFont.FreeTypeFont):  # pragma: no cover - Pillow without FreeType
-        raise RenderError("Pillow was built without FreeType; scalable labels need it "
-                          "(install a Pillow wheel from PyPI)")
-    return f
-
-
 def _missing(spec: FontFile, why: str) -> RenderError:
-    return RenderError(f"{spec.purpose} needs the font {spec.family} ({why}): install the "
-                       f"Debian package {spec.package} (apt-get install -y {spec.package}); "
-                       f"looked in {', '.join(spec.paths)}")
+    how = (f"the Python package {spec.package} (pip install {spec.package})"
+           if spec.installer == "pip" else
+           f"the Debian package {spec.package} (apt-get install -y {spec.package})")
+    where = ", ".join(spec.paths) or f"{spec.package} is not installed"
+    return RenderError(f"{spec.purpose} needs the font {spec.family} ({why}): install {how}; "
+                       f"looked in {where}")
 
 
 @cache
@@ -140,10 +148,6 @@ def located(key: str) -> tuple[str, int]:
 
 
 def _font_bytes(key: str) -> tuple[bytes, int]:
-    if key == BUNDLED:
-        source = font(12).path
-        data = source.getvalue() if isinstance(source, io.BytesIO) else Path(source).read_bytes()
-        return data, 0
     path, index = located(key)
     return Path(path).read_bytes(), index
 
@@ -160,9 +164,7 @@ def coverage(key: str) -> frozenset[int]:
 
 @lru_cache(maxsize=256)
 def font_of(key: str, pixel_size: int) -> ImageFont.FreeTypeFont:
-    """Font ``key`` (a :data:`FONT_FILES` key or :data:`BUNDLED`) at ``pixel_size``."""
-    if key == BUNDLED:
-        return font(pixel_size)
+    """Font ``key`` (a :data:`FONT_FILES` key) at ``pixel_size``."""
     path, index = located(key)
     return ImageFont.truetype(path, pixel_size, index=index)
 
@@ -221,7 +223,7 @@ def _ink_box(text: str, size: float, name: str) -> tuple[float, float, float, fl
     px = round(size * SUPERSAMPLE)
     one = single_run(text, name)
     if one is not None or not text.strip():
-        f = font_of(one or BUNDLED, px)
+        f = font_of(one or LETTERINGS[name][0], px)
         return tuple(float(v) for v in f.getbbox(text))  # type: ignore[return-value]
     box: tuple[float, float, float, float] | None = None
     for key, piece, x in pieces(text, px, name):
