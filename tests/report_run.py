@@ -87,8 +87,7 @@ def make_scripted_run(out: Path, data_dir: Path, tasks: list[Any], model: str = 
                    "--api-base", server.base_url, "--data-dir", str(data_dir),
                    "--output", str(out), "--max-retries", "1", "--concurrency", "8",
                    "--no-cache", "--split", ",".join(sorted({t.split for t in tasks})), *extra]
-        if len(tasks) < 1096:
-            command += ["--limit", str(len(tasks)), "--limit-order", "id"]
+        command += ["--limit", str(len(tasks)), "--limit-order", "id"]  # these, if a subset
         env = {**os.environ, "OPENAI_API_KEY": "sk-rpt-7Qx2Lm9Vz4Kt",
                "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
         done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)

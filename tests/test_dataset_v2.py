@@ -39,7 +39,8 @@ def tasks() -> list[Task]:
 
 def test_every_split_is_shipped(tasks: list[Task]) -> None:
     splits = Counter(t.split for t in tasks)
-    assert splits["core"] >= 346 and splits["hard"] >= 250 and splits["matched"] >= 480, splits
+    # core: v1's 346 but frame-s1-0073, which no layout keeps legible at 1568 px
+    assert splits["core"] >= 345 and splits["hard"] >= 250 and splits["matched"] >= 480, splits
 
 
 def test_matched_structures_share_their_ground_truth(tasks: list[Task]) -> None:
@@ -89,12 +90,14 @@ def test_the_generated_splits_are_the_recipe(tasks: list[Task], shipped_figures:
     """The raw files of the hard and matched splits are byte for byte what the recipe
     writes (it avoids the core split's structures, read from the shipped core files).
 
-    The recipe keeps a structure only if each of its drawings keeps the legibility rules;
+    The recipe keeps a structure only if each of its drawings keeps the legibility rules
+    at its stored size and at the delivery profile;
     a shipped drawing's verdict is taken from the session's layouts of every shipped
     task (the same layout call), every other draft is laid out afresh."""
     from structeval.dataset.fingerprint import fingerprint
     from structeval.dataset.rawfile import presentation_of
-    from structeval.generation.legible import layout_fault, stored_drawing_fault
+    from structeval.generation.legible import layout_fault, shipped_drawing_fault
+    from structeval.render.legibility import DELIVERY_LONG_SIDE
 
     known = {(fingerprint(fig.model), json.dumps(presentation_of(fig.block).to_json()),
               fig.block["image"]["seed"]): fig.layout for fig in shipped_figures}
@@ -104,8 +107,8 @@ def test_the_generated_splits_are_the_recipe(tasks: list[Task], shipped_figures:
         layout = known.get((fingerprint(model), json.dumps(shown.to_json()), seed))
         if layout is None:
             fresh_layouts.append(category)
-            return stored_drawing_fault(model, category, shown, seed)
-        return layout_fault(layout)
+            return shipped_drawing_fault(model, category, shown, seed)
+        return layout_fault(layout) or layout_fault(layout, DELIVERY_LONG_SIDE)
 
     core = [fingerprint(t.model) for t in tasks if t.split == "core"]
     for problem in recipe_tasks("v2", core, check=memo):
@@ -116,8 +119,9 @@ def test_the_generated_splits_are_the_recipe(tasks: list[Task], shipped_figures:
     differ = [name for name in fresh if (tmp_path / RAW_DIR / name).read_bytes()
               != (DATA_DIR / RAW_DIR / name).read_bytes()]
     assert not differ, f"{len(differ)} raw file(s) differ from the recipe, e.g. {differ[:3]}"
-    # only drafts the recipe refused were laid out afresh (each shipped one was known)
-    assert len(fresh_layouts) < 40, len(fresh_layouts)
+    # only drafts the recipe refused were laid out afresh (each shipped one was known): the
+    # few refused at the stored size, and the 26 hard drafts refused at the profile
+    assert len(fresh_layouts) < 60, len(fresh_layouts)
 
 
 def test_the_docs_show_the_shipped_composition(tasks: list[Task]) -> None:

@@ -343,7 +343,7 @@ def test_shipped_levels_and_the_union_with_hard_structures(
         hard_sample: tuple[list[Problem], GenerationStats]) -> None:
     shipped = load_tasks(DATA_DIR, split="all")
     tasks = [t for t in shipped if t.split == "core"]
-    assert len(tasks) == 346
+    assert len(tasks) == 345  # v1's 346 but frame-s1-0073, which no layout keeps legible at 1568 px
     stored = Counter((t.category, t.difficulty) for t in tasks)
     rule = Counter((t.category, t.meta["difficulty_rule"]) for t in tasks)
     assert all(1 <= t.difficulty <= 5 and 1 <= t.meta["difficulty_rule"] <= 5 for t in shipped)

@@ -34,7 +34,7 @@ from ..dataset.errors import DatasetError
 from ..dataset.problem import IMAGE_TYPES, Problem, make_problem
 from ..presentation import Presentation
 from .generator import derived_rng, generate_problem
-from .legible import DrawingCheck, every_drawing, stored_drawing_fault
+from .legible import DrawingCheck, every_drawing, shipped_drawing_fault
 from .selection import HARD, STANDARD, Selection, plan, problem_id
 
 REFERENCE = Presentation()
@@ -163,7 +163,7 @@ def _structures(spec: SplitPlan, seen: set[str], showings: Showings, check: Draw
         yield index, structure, shown
 
 
-def hard_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = stored_drawing_fault,
+def hard_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = shipped_drawing_fault,
                progress: bool = False) -> list[Problem]:
     """The hard split: one task per structure (its id is the structure's), shown in the
     rotating presentation of :func:`hard_presentation`."""
@@ -180,7 +180,7 @@ def hard_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = stored_d
             for suffix, pres in shown]
 
 
-def matched_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = stored_drawing_fault,
+def matched_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = shipped_drawing_fault,
                   progress: bool = False) -> list[Problem]:
     """The matched split: four presentations per structure."""
     def showings(index: int, _level: int) -> list[tuple[str | None, Presentation]]:
@@ -197,7 +197,7 @@ def matched_tasks(recipe: Recipe, seen: set[str], *, check: DrawingCheck = store
 
 
 def recipe_tasks(name: str, avoid: Iterable[str] = (), *, parts: Iterable[str] = ("hard",
-                 "matched"), check: DrawingCheck = stored_drawing_fault,
+                 "matched"), check: DrawingCheck = shipped_drawing_fault,
                  progress: bool = False) -> list[Problem]:
     """Every new task of recipe ``name`` (``hard`` then ``matched``); ``avoid`` holds
     fingerprints already shipped (the core set), which no new structure may repeat.
