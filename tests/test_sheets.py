@@ -384,3 +384,27 @@ def test_a_drawing_block_beyond_a_sheet_is_refused_before_layout() -> None:
     many["elevations"] = many["elevations"] * 30
     with pytest.raises(RenderError, match="a sheet shows 1 to"):
         layout_sheet(many)
+
+
+def test_every_sheet_text_is_read_with_an_alphabet_that_holds_it(
+        shipped_sheets: list[Sheet]) -> None:
+    """The visibility proof reads a load-table cell with its column's alphabet (a
+    reference "Q1", a value "7.5 kN/m²" or "as drawn", a factor "1.35"), told by the heading
+    above it, and a grid bubble with capitals and digits: every shipped text of those
+    roles is in its alphabet, and each column of every load table got its own."""
+    from structeval.render.legibility.visibility import ALPHABETS, reading_roles
+
+    outside: dict[str, set[str]] = {}
+    columns: set[str] = set()
+    for sheet in shipped_sheets:
+        texts = [it for it in sheet.layout.layout if it.text and it.text.strip()]
+        for item, role in zip(texts, reading_roles(texts), strict=True):
+            if item.role == "cell":
+                columns.add(role)
+            alphabet = ALPHABETS.get(role)
+            if alphabet:
+                extra = set(item.text) - set(alphabet) - {" "}
+                if extra:
+                    outside.setdefault(role, set()).update(extra)
+    assert not outside, outside
+    assert {"cell-ref", "cell-value", "cell-factor", "cell"} <= columns  # "cell": LOAD

@@ -68,6 +68,9 @@ def main(data_dir: Path, profile: int, pattern: str, every: int, json_out: Path 
         need = "must read exactly" if style in OCR_STYLES else "measured only"
         echo(f"{style:10s} {ok:6d} of {total:6d} texts read exactly "
                    f"({100 * ok / total:5.1f} %; {need})")
+    second = sum(t.ok and t.setting > 0 for t in report.texts)
+    echo(f"{second} of them read by a second reader setting (SECOND_READINGS), the rest "
+         f"by the first")
     misses = report.text_misses()
     for t in misses:
         echo(f"{t.task}: text {t.text!r} ({t.role}, {t.height_px:.1f} px high) read as "

@@ -26,7 +26,8 @@ from ..render.legibility.visibility import (
     crop_text,
     delivered,
     glyph_readings,
-    read_crops,
+    read_crops_detailed,
+    reading_roles,
     texts_of,
 )
 from ..render.paint.degrade import tilt_deg
@@ -73,6 +74,7 @@ def check_tasks(paths: Sequence[Path], data_dir: Path, profile: int) -> Visibili
     report = VisibilityReport(profile)
     pending: list[tuple[str, str, str, str, float]] = []  # task, style, role, text, height
     crops: list[tuple[str, Image.Image]] = []
+    roles: list[str] = []  # the role each text is read with
     for path in paths:
         _, block, model = read_raw(path)
         image = block["image"]
@@ -84,13 +86,16 @@ def check_tasks(paths: Sequence[Path], data_dir: Path, profile: int) -> Visibili
             small, scale = delivered(picture, native)
         style = STYLES[shown.style]
         tilt = tilt_deg(image["seed"]) if style.scanned or style.page else 0.0
-        for item in texts_of(record.layout):
+        texts = texts_of(record.layout)
+        for item, reading_role in zip(texts, reading_roles(texts), strict=True):
             crops.append((item.text or "", crop_text(small, item, scale, tilt)))
             pending.append((block["id"], shown.style, item.role, item.text or "",
                             (item.bbox[3] - item.bbox[1]) * scale))
+            roles.append(reading_role)
         report.glyphs += glyph_readings(block["id"], small, record.layout, scale)
         report.tasks += 1
-    readings = read_crops(crops, roles=[role for _, _, role, _, _ in pending])
-    for (task, style, role, text, height), read in zip(pending, readings, strict=True):
-        report.texts.append(TextReading(task, style, role, text, read, height))
+    readings = read_crops_detailed(crops, roles=roles)
+    for (task, style, role, text, height), (read, setting) in zip(pending, readings,
+                                                                  strict=True):
+        report.texts.append(TextReading(task, style, role, text, read, height, setting))
     return report

@@ -11,15 +11,19 @@ to, :data:`.delivery.DELIVERY_LONG_SIDE`; images already smaller are not enlarge
 not enlarge them) and then
 
 * **texts** — every text of the record (joint letters, values, dimension texts,
-  legend, notes, angles, units, page text) is cropped from its box with a small
-  margin, turned upright (the scanned and exam-page tilt is known from the seed),
-  enlarged for the OCR engine (enlarging adds no information: a text too small or
-  too blurred to read stays unreadable) and read with Tesseract (``--psm 7`` for a
-  line, ``--psm 10`` for a single character; Chinese texts with ``chi_sim``). The
-  reading must equal the text exactly, after removing spaces and allowing the few
-  glyphs an OCR engine spells otherwise (:func:`reads_as`: × as x, · as a dot or
-  hyphen or nothing, ² as 2). Many crops go to one Tesseract process through a list
-  file (one page per crop), which keeps a whole data folder within minutes.
+  legend, notes, angles, units, page text, a sheet's tables) is cut from the image
+  upright at its own size (:func:`crop_text`: the scanned and exam-page tilt is known
+  from the seed), on white paper, scaled to a fixed capital height (scaling adds no
+  information: a text too small or too blurred to read stays unreadable) and read
+  with Tesseract (``--psm 7`` for a line, ``--psm 10`` for a single character;
+  Chinese texts with ``chi_sim`` alone), told the alphabet its role allows
+  (:data:`ALPHABETS`, :func:`reading_roles`); a crop that does not read as its text
+  is read again with :data:`SECOND_READINGS`. The reading must equal the text
+  exactly, after removing spaces and blanks' underscores and allowing the few glyphs
+  an OCR engine spells otherwise (:func:`reads_as`: × as x, · as a dot or hyphen or
+  nothing, ² as 2, and a character the engine's model has no class for as any one
+  character or none). Many crops go to one Tesseract process through a list file
+  (one page per crop), which keeps a whole data folder within minutes.
 * **glyphs** OCR cannot read — arrowheads, couple arcs and heads, hinge circles,
   support symbols — are measured: their drawn size (from the record, times the
   profile's scale) against :data:`GLYPH_MIN_PX`, and the ink contrast at their key
@@ -40,10 +44,12 @@ from __future__ import annotations
 import math
 import os
 import re
+import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -55,10 +61,18 @@ from .glyph_sizes import MIN_ARROW_HEAD, MIN_COUPLE_HEAD, MIN_HINGE_R
 
 #: Styles whose every text must be read exactly by OCR at the profile.
 OCR_STYLES = frozenset({"cad", "textbook", "scanned", "exam-page"})
-#: Pixels of margin around a text's box when it is cropped (at the profile's scale).
-CROP_MARGIN = 2
-#: Text crops are enlarged so their height is about this many pixels before OCR.
-OCR_HEIGHT = 48
+#: Pixels of the delivered image kept around a text's box when it is cropped (upright);
+#: what lies further out is paper to the reader (a neighbouring stroke is not the text).
+CROP_MARGIN = 1
+#: A text is enlarged (or reduced) so that its capitals are this many pixels high before a
+#: line is read; a single character is read at :data:`OCR_CAP_SINGLE`, binarised. Both
+#: were measured on the shipped drawings (docs/visibility-proof.md): the engine misreads
+#: a DejaVu Serif "5" as "9" in a line enlarged by a whole factor to 60 px, and reads
+#: lone capitals best smaller and in black and white.
+OCR_CAP = 32.0
+OCR_CAP_SINGLE = 24.0
+#: White paper added round every crop before it is read.
+OCR_BORDER = 16
 #: Smallest drawn size (delivered pixels) of the glyphs OCR cannot read.
 GLYPH_MIN_PX = {"arrow": MIN_ARROW_HEAD,  # arrowhead length (the glyph-sizes rule's least)
                 "couple": MIN_COUPLE_HEAD,  # the smaller of arc radius and arrowhead length
@@ -116,6 +130,7 @@ class TextReading:
     text: str
     read: str
     height_px: float  # the text box's height at the profile
+    setting: int = 0  # which reader setting read it: 0 the first, n the n-th of SECOND_READINGS
 
     @property
     def ok(self) -> bool:
@@ -127,44 +142,139 @@ def texts_of(items: Iterable[LayoutItem]) -> list[LayoutItem]:
     return [it for it in items if it.text is not None and it.text.strip()]
 
 
+def upright_size(width: float, height: float, tilt_deg: float) -> tuple[float, float]:
+    """The size of a text box before it was turned by ``tilt_deg`` (its record box is the
+    axis-aligned box round the turned one): a long line tilted 1° is 20 px taller as
+    recorded, and a crop of that height holds the next line's ink."""
+    t = math.radians(abs(tilt_deg))
+    c, s_ = math.cos(t), math.sin(t)
+    det = c * c - s_ * s_
+    if det <= 0.5:  # never for a page's few degrees; keep the record's box
+        return width, height
+    return max(1.0, (width * c - height * s_) / det), max(1.0, (height * c - width * s_) / det)
+
+
+def _cap_px(item: LayoutItem, scale: float, height: float) -> float:
+    """The text's capital height at the profile (from its glyph record), else its box's."""
+    cap = item.glyph.lengths.get("cap", 0.0) if item.glyph is not None else 0.0
+    return cap * scale if cap > 0 else height
+
+
+def _binarised(crop: Image.Image) -> Image.Image:
+    """Black ink on white paper, split at Otsu's threshold (the grey that best separates
+    the crop's two populations)."""
+    arr = np.asarray(crop, dtype=np.uint8)
+    hist = np.bincount(arr.ravel(), minlength=256).astype(np.float64)
+    weight = hist.cumsum()
+    mean = (hist * np.arange(256)).cumsum()
+    total, mean_total = weight[-1], mean[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (mean_total * weight / total - mean) ** 2 / (weight * (total - weight))
+    threshold = int(np.nanargmax(between)) if np.isfinite(between).any() else 127
+    return Image.fromarray(np.where(arr > threshold, 255, 0).astype(np.uint8))
+
+
 def crop_text(small: Image.Image, item: LayoutItem, scale: float,
               tilt_deg: float = 0.0) -> Image.Image:
-    """A text's box from the delivered image, upright and enlarged for OCR."""
+    """A text's box from the delivered image, upright, on white paper, at the size the
+    engine reads best.
+
+    Why each step: the paper of the scanned, pencil and page styles is grey, and a crop
+    pasted on a white border then shows an edge the engine reads as a mark; the region
+    is turned upright before the box is cut, so a long tilted line does not bring its
+    neighbours' ink; only :data:`CROP_MARGIN` px round the box are kept, since a
+    reader does not take a nearby tick or member for part of a text; the size is set
+    from the text's capital height, not its box, as a page line's box holds its
+    leading. None of this adds information: a text too small or too blurred to read in
+    the delivered pixels stays unreadable."""
     x0, y0, x1, y1 = (v * scale for v in item.bbox)
-    m = CROP_MARGIN
-    box = (math.floor(x0) - m, math.floor(y0) - m, math.ceil(x1) + m, math.ceil(y1) + m)
-    crop = small.crop(box)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    w, h = upright_size(x1 - x0, y1 - y0, tilt_deg)
+    reach = math.ceil(max(x1 - x0, y1 - y0) / 2) + 8
+    region = small.crop((math.floor(cx) - reach, math.floor(cy) - reach,
+                         math.floor(cx) + reach + 1, math.floor(cy) + reach + 1))
+    arr = np.asarray(region, dtype=np.float32)
+    paper = float(np.percentile(arr, 90)) if arr.size else 255.0
+    region = Image.fromarray(np.clip(arr * (255.0 / max(paper, 1.0)), 0, 255).astype(np.uint8))
+    ox, oy = cx - (math.floor(cx) - reach), cy - (math.floor(cy) - reach)  # its centre there
     if tilt_deg:
-        crop = crop.rotate(-tilt_deg, resample=Image.Resampling.BICUBIC, expand=True,
-                           fillcolor=255)
-    factor = max(1, round(OCR_HEIGHT / max(crop.height, 1)))
-    if factor > 1:
-        crop = crop.resize((crop.width * factor, crop.height * factor),
-                           Image.Resampling.LANCZOS)
-    return ImageOps.expand(crop, border=16, fill=255)
+        region = region.rotate(-tilt_deg, resample=Image.Resampling.BICUBIC, fillcolor=255,
+                               center=(ox, oy))
+    m = CROP_MARGIN
+    crop = region.crop((round(ox - w / 2 - m), round(oy - h / 2 - m),
+                        round(ox + w / 2 + m), round(oy + h / 2 + m)))
+    single = len((item.text or "").strip()) == 1
+    factor = (OCR_CAP_SINGLE if single else OCR_CAP) / max(_cap_px(item, scale, h), 1.0)
+    crop = crop.resize((max(1, round(crop.width * factor)), max(1, round(crop.height * factor))),
+                       Image.Resampling.LANCZOS)
+    if single:
+        crop = _binarised(crop)
+    return ImageOps.expand(crop, border=OCR_BORDER, fill=255)
 
 
 _DIGITS = "0123456789"
+_CAPITALS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _VALUE = _DIGITS + "./×x·²kNmqPMa"  # numbers, units, the parametric symbols (q, P, M, a)
 #: what a text of each role can hold, as a reader knows it before reading (a joint
 #: letter is one capital; a load value is a number with kN or kN/m, never a capital K):
 #: Tesseract is told the role's alphabet, never the text. Roles not listed (notes, the
 #: legend, table cells, page texts) are read with the engine's whole alphabet.
 ALPHABETS: dict[str, str] = {
-    "letter": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "letter": _CAPITALS,
     **dict.fromkeys(("value", "value-start", "value-end", "far-value", "total-value",
                      "local-value"), _VALUE),
     "angle": _DIGITS + "°",
     "level-value": _DIGITS + "+-.±",
     **dict.fromkeys(("slope-run", "slope-rise"), _DIGITS),
     **dict.fromkeys(("plan-dim", "note-number"), _DIGITS + "."),
+    "legend": _VALUE + "=,",  # the parameters' values: "q = 20 kN/m, P = 20 kN, a = 1.5 m"
+    # a sheet's grid bubble holds a grid line's letter or number; a load table's cell is
+    # read as its column says (:func:`reading_roles`): a reference ("Q1"), a value, a factor
+    "bubble-label": _CAPITALS + _DIGITS,
+    "cell-ref": _CAPITALS + _DIGITS,
+    "cell-value": _VALUE + "sdrwn",  # "7.5 kN/m²", or "as drawn" for the drawn loads
+    "cell-factor": _DIGITS + ".—",
+    "drawing-number": _CAPITALS + _DIGITS + "-",
 }
+#: a load table's column heading → the role its cells are read with
+_COLUMNS = {"REF": "cell-ref", "VALUE": "cell-value", "LC": "cell-factor"}
+#: a title block's label → the role of the value beside it (a lone "C" is a capital only
+#: by its place: drawn alone, a serif C and c differ in size alone)
+_TITLE_LABELS = {"REVISION": "letter", "DRAWING NO.": "drawing-number"}
+
+
+def reading_roles(items: Sequence[LayoutItem]) -> list[str]:
+    """The role each text is read with (its :data:`ALPHABETS` entry): the record's role,
+    but for a load-table cell the role of its column, told by the heading it stands
+    under (left edges aligned), and for a title-block value the role its label on the
+    same row gives it, as a reader reads the heading or the label first."""
+    headings = [it for it in items if it.role == "header" and it.text]
+    labels = [it for it in items if it.role == "title-cell" and it.text in _TITLE_LABELS]
+    out = []
+    for it in items:
+        role = it.role
+        if role == "title-cell":
+            beside = [lab for lab in labels if lab.bbox[2] <= it.bbox[0]
+                      and abs((lab.bbox[1] + lab.bbox[3]) - (it.bbox[1] + it.bbox[3])) <= 6.0]
+            if beside:
+                role = _TITLE_LABELS[max(beside, key=lambda lab: lab.bbox[2]).text or ""]
+        elif role == "cell":
+            above = [h for h in headings if abs(h.bbox[0] - it.bbox[0]) <= 2.0
+                     and h.bbox[3] <= it.bbox[1]]
+            if above:
+                heading = max(above, key=lambda h: h.bbox[3]).text or ""
+                role = _COLUMNS.get(heading.split(" ")[0], role)
+        out.append(role)
+    return out
 
 
 def _engine(text: str, role: str = "") -> tuple[str, str, str]:
     """(Tesseract language, page segmentation mode, alphabet: "" for the whole) for a
     text of ``role``."""
-    lang = "chi_sim+eng" if _CJK.search(text) else "eng"
+    # a text with Chinese characters is read with the Chinese model alone (it holds Latin
+    # letters and digits too): given both, the engine reads a Chinese note as English
+    # garbage ("AHIR im A BIR." for 本桁架各杆两端均为铰接。)
+    lang = "chi_sim" if _CJK.search(text) else "eng"
     alphabet = "" if _CJK.search(text) else ALPHABETS.get(role, "")
     return lang, "10" if len(text.strip()) == 1 else "7", alphabet
 
@@ -174,30 +284,68 @@ def _engine(text: str, role: str = "") -> tuple[str, str, str]:
 CHUNK = 400
 
 
+#: The reader settings tried, in order, on a crop the first one does not read as drawn:
+#: (page segmentation mode, image form) for a line, and for a single character. The
+#: engine's line mode has blind spots of its own on clean text (measured on the shipped
+#: drawings: a crisp 22 px "2.5 m" read as "2.9m", "Part III" as "' Part III"), which its
+#: word mode or a black-and-white copy of the same crop do not share; a text that is not
+#: in the pixels is read by none of them (tests/test_visibility.py pairs crops with other
+#: texts and finds no false reading).
+SECOND_READINGS: dict[bool, tuple[tuple[str, str], ...]] = {
+    False: (("7", "binary"), ("8", "grey"), ("7", "smaller")),  # a line
+    True: (("7", "grey"), ("8", "grey"), ("10", "smaller")),  # a single character
+}
+#: the "smaller" image form: the crop reduced to this share (a sheet's "7.5" is read as
+#: "7.9" at the first size and as drawn at three quarters of it)
+SMALLER = 0.75
+
+Engine = tuple[str, str, str, str]  # language, page segmentation mode, alphabet, image form
+
+
 def read_crops(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 900.0,
                workers: int | None = None, roles: Sequence[str] | None = None) -> list[str]:
-    """What Tesseract reads in each (expected text, crop), of ``roles`` (the record's role
-    of each text: its :data:`ALPHABETS` entry; a crop the alphabet leaves without a
-    reading is read again with the whole one). Crops are grouped by engine setting and
-    fed to Tesseract as list files of :data:`CHUNK` crops (one process reads a whole
-    list; its text output separates pages by form feeds), the processes spread over
-    ``workers`` threads (default: every core). ``timeout`` bounds each process."""
+    """What Tesseract reads in each (expected text, crop): :func:`read_crops_detailed`
+    without which setting read it."""
+    return [read for read, _ in read_crops_detailed(crops, timeout=timeout, workers=workers,
+                                                    roles=roles)]
+
+
+def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 900.0,
+                        workers: int | None = None, roles: Sequence[str] | None = None,
+                        ) -> list[tuple[str, int]]:
+    """(what Tesseract reads, which setting read it: 0 the first) in each (expected text,
+    crop), of ``roles`` (the record's role of each text: its :data:`ALPHABETS` entry; a
+    crop the alphabet leaves without a reading is read again with the whole one).
+
+    A crop whose reading is not its text is read again with each of
+    :data:`SECOND_READINGS` in turn, and the first exact reading is the one returned
+    (else the first reading). Crops are grouped by engine setting and fed to Tesseract
+    as list files of :data:`CHUNK` crops (one process reads a whole list; its text output
+    separates pages by form feeds), the processes spread over ``workers`` threads
+    (default: every core). ``timeout`` bounds each process."""
     try:
         import pytesseract
     except ImportError:
         raise OcrUnavailable("pytesseract is not installed (pip install pytesseract)") from None
-    engines = [_engine(text, roles[index] if roles else "")
-               for index, (text, _) in enumerate(crops)]
+    engines: list[Engine] = [(*_engine(text, roles[index] if roles else ""), "grey")
+                             for index, (text, _) in enumerate(crops)]
     out = [""] * len(crops)
     with tempfile.TemporaryDirectory(prefix="structeval-ocr-") as folder:
         root = Path(folder)
 
-        def run(job: tuple[tuple[str, str, str], list[int]], number: int) -> None:
-            (lang, psm, alphabet), indices = job
+        def run(job: tuple[Engine, list[int]], number: int, into: list[str]) -> None:
+            (lang, psm, alphabet, form), indices = job
             names = []
             for index in indices:
-                path = root / f"crop-{index:06d}.png"
-                crops[index][1].save(path)
+                path = root / f"crop-{number:04d}-{index:06d}.png"
+                image = crops[index][1]
+                if form == "binary":
+                    image = _binarised(image)
+                elif form == "smaller":
+                    image = image.resize((max(1, round(image.width * SMALLER)),
+                                          max(1, round(image.height * SMALLER))),
+                                         Image.Resampling.LANCZOS)
+                image.save(path)
                 names.append(str(path))
             listing = root / f"list-{number:04d}.txt"
             listing.write_text("\n".join(names) + "\n", encoding="utf-8")
@@ -213,39 +361,110 @@ def read_crops(crops: Sequence[tuple[str, Image.Image]], *, timeout: float = 900
                 raise OcrUnavailable(f"Tesseract did not read {len(indices)} crops within "
                                      f"{timeout:g} s ({exc})") from None
             for index, page in zip(indices, text.split("\f"), strict=False):
-                out[index] = page.strip()
+                into[index] = page.strip()
 
-        def run_all(which: list[int], number: int) -> int:
-            groups: dict[tuple[str, str, str], list[int]] = {}
+        def run_all(which: list[int], number: int, into: list[str]) -> int:
+            groups: dict[Engine, list[int]] = {}
             for index in which:
                 groups.setdefault(engines[index], []).append(index)
             jobs = [(engine, indices[i:i + CHUNK]) for engine, indices in sorted(groups.items())
                     for i in range(0, len(indices), CHUNK)]
             with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-                for future in [pool.submit(run, job, number + n) for n, job in enumerate(jobs)]:
+                for future in [pool.submit(run, job, number + n, into)
+                               for n, job in enumerate(jobs)]:
                     future.result()
             return number + len(jobs)
 
-        done = run_all(list(range(len(crops))), 0)
+        done = run_all(list(range(len(crops))), 0, out)
         # a role's alphabet can leave Tesseract with no reading at all (its best guess not
         # in it): such a crop is read once more with the whole alphabet, and that reading
         # is the one compared
         empty = [i for i, read in enumerate(out) if not read and engines[i][2]]
         for index in empty:
-            engines[index] = (*engines[index][:2], "")
-        run_all(empty, done)
-    return out
+            engines[index] = (engines[index][0], engines[index][1], "", engines[index][3])
+        done = run_all(empty, done, out)
+        which = [0] * len(crops)
+        first = list(engines)
+        for setting in range(max(len(v) for v in SECOND_READINGS.values())):
+            missed = [i for i, (text, _) in enumerate(crops)
+                      if not which[i] and not reads_as(text, out[i])
+                      and setting < len(SECOND_READINGS[len(text.strip()) == 1])]
+            again = [""] * len(crops)
+            for i in missed:
+                psm, form = SECOND_READINGS[len(crops[i][0].strip()) == 1][setting]
+                engines[i] = (first[i][0], psm, first[i][2], form)
+            done = run_all(missed, done, again)
+            for i in missed:
+                if reads_as(crops[i][0], again[i]):
+                    out[i], which[i] = again[i], setting + 1
+    return list(zip(out, which, strict=True))
 
 
 _SPACES = re.compile(r"\s+")
+#: what a reader skips: spaces, and the underscores of a blank to be filled in ("Name
+#: ______"), which are a rule drawn under nothing, not text
+_SKIPPED = re.compile(r"[\s_]+")
 _SPELLINGS = {"×": "[x×X]", "·": "[.·\\-•]?", "²": "[2²]", "−": "[-−]"}
 
 
+def _tessdata() -> Path | None:
+    """The folder of Tesseract's language models (from ``tesseract --list-langs``)."""
+    try:
+        listing = subprocess.run(["tesseract", "--list-langs"], capture_output=True,
+                                 text=True, timeout=30, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r'"([^"]+)"', listing)
+    return Path(found[1]) if found else None
+
+
+@cache
+def engine_characters(lang: str) -> frozenset[str] | None:
+    """Every character the engine's recogniser for ``lang`` ("eng", "chi_sim") can put
+    out, read from the model's own character set (``combine_tessdata -u``); None when the
+    model or the tool is not there."""
+    folder = _tessdata()
+    model = folder / f"{lang}.traineddata" if folder else None
+    if model is None or not model.is_file():
+        return None
+    with tempfile.TemporaryDirectory(prefix="structeval-unicharset-") as tmp:
+        prefix = Path(tmp) / lang
+        try:
+            subprocess.run(["combine_tessdata", "-u", str(model), str(prefix)],
+                           capture_output=True, timeout=60, check=True)
+            lines = (Path(f"{prefix}.lstm-unicharset").read_text(encoding="utf-8")
+                     .splitlines())
+        except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+            return None
+    return frozenset(line.split(" ", 1)[0] for line in lines[1:] if line.strip())
+
+
+def unreadable(text: str) -> frozenset[str]:
+    """The characters of ``text`` the engine that reads it has no class for: it cannot
+    put them out, so each is allowed to read as any one character or none (or as one of
+    its :data:`_SPELLINGS`): the engine drops a "²" it has no class for as often as it
+    spells it "2". Measured on the shipped texts: × · ² − ± (the English model),
+    ± 铰 桁 （ ） — (the Chinese model); see docs/visibility-proof.md. Without the
+    engine's character set (no ``combine_tessdata``), only the spellings are allowed."""
+    known = engine_characters(_engine(text)[0])
+    if known is None:
+        return frozenset()
+    return frozenset(ch for ch in _SKIPPED.sub("", text) if ch not in known)
+
+
+def _pattern(ch: str, lacking: frozenset[str]) -> str:
+    spelt = _SPELLINGS.get(ch, re.escape(ch))
+    return f"(?:{spelt}|.)?" if ch in lacking else spelt
+
+
 def reads_as(expected: str, read: str) -> bool:
-    """Whether OCR's ``read`` is ``expected`` exactly, spaces aside and with the × · ² −
-    glyphs allowed in the spellings an OCR engine gives them."""
-    pattern = "".join(_SPELLINGS.get(ch, re.escape(ch)) for ch in _SPACES.sub("", expected))
-    return re.fullmatch(pattern, _SPACES.sub("", read)) is not None
+    """Whether OCR's ``read`` is ``expected`` exactly: spaces and blanks' underscores
+    aside, the × · ² − glyphs allowed in the spellings an OCR engine gives them, and a
+    character the engine cannot put out (:func:`unreadable`) read as any one character or
+    none."""
+    lacking = unreadable(expected)
+    pattern = "".join(_pattern(ch, lacking) for ch in _SKIPPED.sub("", expected))
+    return re.fullmatch(pattern, _SKIPPED.sub("", read)) is not None
 
 
 # ------------------------------------------------------------------ glyphs
