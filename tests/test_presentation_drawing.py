@@ -190,10 +190,10 @@ def test_sketch_is_graphite_on_textured_paper() -> None:
     assert check(sketch) == []
 
 
-def _page(category: str, language: str) -> tuple:  # type: ignore[type-arg]
+def _page(category: str, language: str, dimensioning: str = "full") -> tuple:  # type: ignore[type-arg]
     block, model = _task(category)
     seed = block["image"]["seed"]
-    shown = Presentation(language=language, style="exam-page")
+    shown = Presentation(language=language, style="exam-page", dimensioning=dimensioning)
     page = layout_model(model, seed=seed, presentation=shown, category=category)
     alone = layout_model(model, seed=seed, presentation=shown.with_(style="cad"))
     return page, alone, PageFacts.of(seed)
@@ -230,8 +230,10 @@ def test_the_exam_page_names_its_figure_and_frames_it(language: str) -> None:
 def test_the_figure_is_moved_onto_the_page_not_shrunk() -> None:
     """Every glyph point of the figure maps onto its place on the page by one similarity
     whose scale is at least the standalone figure's zoom divided by its own (the figure is
-    never reduced below its design size)."""
-    page, alone, _ = _page("truss", "zh")
+    never reduced below its design size). Exam-dimensioned, so that the page's figure is
+    lettered at the clean size as the cad figure is (a fully dimensioned one is lettered
+    larger on a photocopied page: tests/test_blurred_styles.py)."""
+    page, alone, _ = _page("truss", "zh", "exam")
     a = _glyph_points(alone, lambda it: True)
     b = _glyph_points(page, lambda it: it.kind != "page")
     assert len(a) == len(b) > 10

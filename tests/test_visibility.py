@@ -46,7 +46,7 @@ TASK = "truss-s1-0002"  # a cad truss whose dimension texts read at 1568 px
     ("10 kN·m", "10 kNm", True), ("M = 5qa²", "M=5qa2", True), ("12 kN/m", "12 kN/m", True),
     ("12 kN/m", "12 kKN/m", False), ("EI = constant", "El = constant", False),
     ("A", "", False), ("2.5 m", "25 m", False), ("30 kN", "30 KN", False),
-    ("Name ______  Class ____", "Name Class", True), ("Name ______", "Nane", False),
+    ("Name", "Nane", False), ("Student No.", "Student No. ,", False),
 ])
 def test_reads_as_allows_the_documented_spellings_only(expected, read, ok):
     assert reads_as(expected, read) is ok

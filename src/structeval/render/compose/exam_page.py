@@ -20,6 +20,7 @@ statement from the numbers of a drawing.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 from ...phrasebook import QUESTIONS, say, statement_key
@@ -80,7 +81,7 @@ class _Typesetter:
 
     def add(self, role: str, text: str, *, align: str = "left", wrap_lines: bool = True,
             y: float | None = None) -> None:
-        size = SIZES[role]
+        size = SIZES[role] * self.page.style.text_scale
         lines = wrap(text, size, self.width, self.name) if wrap_lines else [text]
         for line in lines:
             w = text_size(line, size, self.name)[0]
@@ -92,6 +93,36 @@ class _Typesetter:
                           [_line_shape(prim_bbox(prim))], text=line, glyph=glyph)
             if y is None:
                 self.y += LINE_PITCH * size
+
+    def blanks(self, role: str, text: str) -> None:
+        """A line of labels with blanks to fill in ("Name ____  Class ____"): each label a
+        text of its own, each run of underscores a ruled line as long as the run.
+
+        Why: typeset as characters, the blanks were read as stray commas and colons once
+        an exam page was lettered larger (the visibility proof); a printed form rules
+        its blanks, and a rule is not text."""
+        size = SIZES[role] * self.page.style.text_scale
+        glyph = Glyph("text", lengths={"size": size, "cap": cap_height(size, self.name)})
+        labels = [run.strip() for run in re.findall(r"[^_]+", text) if run.strip()]
+        line = self.y + max(text_size(label, size, self.name)[1] for label in labels) + 2.0
+        for part in re.finditer(r"[^_]+|_+", text):
+            run = part.group()
+            if run.startswith("_"):  # a rule under the labels' feet, as long as the run
+                x = self._x(text, part.start(), size) + 0.6 * size  # clear of the label
+                a, b = (x, line), (x + text_size(run, size, self.name)[0], line)
+                self.page.add("page", "page", "figure", "blank",
+                              [(Stroke((a, b), 1.0, "ink"), LAYER_THIN)], [Capsule(a, b, 1.0)])
+            elif run.strip():
+                lead = len(run) - len(run.lstrip())
+                prim = Text(self._x(text, part.start() + lead, size), self.y, run.strip(), size,
+                            "text", self.name)
+                self.page.add("page", "page", "figure", role, [(prim, LAYER_TEXT)],
+                              [_line_shape(prim_bbox(prim))], text=run.strip(), glyph=glyph)
+        self.y += LINE_PITCH * size
+
+    def _x(self, text: str, at: int, size: float) -> float:
+        """Where the character ``at`` of a left-aligned line ``text`` starts."""
+        return self.left + text_size(text[:at], size, self.name)[0]
 
     def gap(self, px: float) -> None:
         self.y += px
@@ -129,7 +160,7 @@ def compose_page(figure: Scene, seed: int, language: str, category: str | None) 
         ts.add("term", say("page.term", language, year=facts.year, next=facts.year + 1),
                align="centre")
         ts.gap(6.0)
-        ts.add("fields", say("page.fields", language), wrap_lines=False)
+        ts.blanks("fields", say("page.fields", language))
         ts.rule()
         ts.add("section", say("page.section", language))
         ts.gap(4.0)

@@ -226,7 +226,8 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
     elif style.pencil:
         image, jpeg = on_paper(image, seed, canvas.zoom)
     elif style.page:
-        image, jpeg = photocopy(image, seed, canvas.zoom)
+        texts = [it.bbox for it in placed_items(scene, canvas) if it.text]
+        image, jpeg = photocopy(image, seed, canvas.zoom, texts)
     return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
 
 
@@ -299,37 +300,69 @@ def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float
     legible at the profile (uncrowded at its stored size: a crowded layout stays the
     fault it is) is drawn in two rows when those are (:mod:`.rows`). Then its
     notes block (when ``wording`` asks for one) and, for a page style, the page around
-    it."""
+    it. A style with several text sizes (``Style.text_scales``) draws the first one whose
+    figure keeps every rule at the profile, else (the last size) the figure as it is."""
     parsed = as_model(model)
     check_drawable(parsed)
-    st = get_style(style, scheme)
+    base = get_style(style, scheme)
     words = wording or Wording()
+    for n, text_scale in enumerate(_text_scales(base, shown), 1):
+        st = base.lettered(text_scale)
+        if scale is not None:
+            scene, letters, _ = _composer(parsed, st, seed, words, shown, None)(
+                resolve_scale(parsed, scale))
+            return scene, letters
+        scene, letters, verdict = _laid_out(parsed, st, seed, words, shown, profile,
+                                            min_long_side)
+        if verdict in ("fits", "unfitted") or n == len(_text_scales(base, shown)):
+            return scene, letters
+    raise AssertionError("a style has at least one text scale")
 
-    def composer(lay: Callable[[float], tuple[Scene, dict[str, str]]]) -> Composer:
-        def compose(k: float) -> tuple[Scene, dict[str, str], bool]:
-            with lettering(st.lettering):
-                scene, letters = lay(k)
-                crowd = crowded(scene)
-                if words.notes:
-                    draw_notes(scene, parsed, words.language)
-            if st.page:
-                scene = compose_page(scene, seed, words.language, words.category)
-            return scene, letters, crowd
-        return compose
 
-    one_row = composer(lambda k: lay_out(parsed, st, k, shown))
-    if scale is not None:
-        scene, letters, _ = one_row(resolve_scale(parsed, scale))
-        return scene, letters
-    scene, letters, verdict = fit(one_row, parsed, st, profile, min_long_side)
+def _text_scales(style: Style, shown: Presentation | None) -> tuple[float, ...]:
+    """The text sizes a figure tries: the style's, but only the clean size for exam
+    dimensioning. Why: lettered larger, three shipped exam-dimensioned figures (mm, the
+    scanned style) were no longer rebuilt by the symbolic reader, which ties their load
+    dimensions to the wrong chains; until the reader reads them, they keep the size the
+    readability proof holds for."""
+    if shown is not None and shown.dimensioning == "exam":
+        return style.text_scales[-1:]
+    return style.text_scales
+
+
+def _composer(parsed: Model, st: Style, seed: int, words: Wording, shown: Presentation | None,
+              cut: str | None) -> Composer:
+    """The figure at ``k`` px/m in one row (``cut`` None) or two rows cut at ``cut``."""
+    def compose(k: float) -> tuple[Scene, dict[str, str], bool]:
+        with lettering(st.lettering):
+            if cut is None:
+                scene, letters = lay_out(parsed, st, k, shown)
+            else:
+                scene, letters = lay_out_rows(parsed, st, k, shown, cut)
+            crowd = crowded(scene)
+            if words.notes:
+                draw_notes(scene, parsed, words.language)
+        if st.page:
+            scene = compose_page(scene, seed, words.language, words.category)
+        return scene, letters, crowd
+    return compose
+
+
+def _laid_out(parsed: Model, st: Style, seed: int, words: Wording, shown: Presentation | None,
+              profile: int | None, min_long_side: int | None,
+              ) -> tuple[Scene, dict[str, str], str]:
+    """The fitted figure in one row, else in two rows when only those keep the rules at
+    the profile, and the verdict of :func:`fit` (the one row's unless two rows fit)."""
+    scene, letters, verdict = fit(_composer(parsed, st, seed, words, shown, None), parsed, st,
+                                  profile, min_long_side)
     if verdict != "too small":
-        return scene, letters
+        return scene, letters, verdict
     for cut in cut_joints(parsed)[:MAX_CUTS]:
-        rows = fit(composer(lambda k, cut=cut: lay_out_rows(parsed, st, k, shown, cut)),
-                   parsed, st, profile, min_long_side)
+        rows = fit(_composer(parsed, st, seed, words, shown, cut), parsed, st, profile,
+                   min_long_side)
         if rows[2] == "fits":
-            return rows[0], rows[1]
-    return scene, letters
+            return rows
+    return scene, letters, verdict
 
 
 #: cut joints a beam's two-row drawing tries, best first, before it is left in one row

@@ -19,7 +19,7 @@ not enlarge them) and then
   Chinese texts with ``chi_sim`` alone), told the alphabet its role allows
   (:data:`ALPHABETS`, :func:`reading_roles`); a crop that does not read as its text
   is read again with :data:`SECOND_READINGS`. The reading must equal the text
-  exactly, after removing spaces and blanks' underscores and allowing the few glyphs
+  exactly, after removing spaces and allowing the few glyphs
   an OCR engine spells otherwise (:func:`reads_as`: × as x, · as a dot or hyphen or
   nothing, ² as 2, and a character the engine's model has no class for as any one
   character or none). Many crops go to one Tesseract process through a list file
@@ -401,9 +401,9 @@ def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: fl
 
 
 _SPACES = re.compile(r"\s+")
-#: what a reader skips: spaces, and the underscores of a blank to be filled in ("Name
-#: ______"), which are a rule drawn under nothing, not text
-_SKIPPED = re.compile(r"[\s_]+")
+#: what a reader skips: spaces (an exam page's blanks to fill in are ruled lines, not
+#: underscores, so no allowance is needed for them)
+_SKIPPED = re.compile(r"\s+")
 _SPELLINGS = {"×": "[x×X]", "·": "[.·\\-•]?", "²": "[2²]", "−": "[-−]"}
 
 
@@ -458,10 +458,9 @@ def _pattern(ch: str, lacking: frozenset[str]) -> str:
 
 
 def reads_as(expected: str, read: str) -> bool:
-    """Whether OCR's ``read`` is ``expected`` exactly: spaces and blanks' underscores
-    aside, the × · ² − glyphs allowed in the spellings an OCR engine gives them, and a
-    character the engine cannot put out (:func:`unreadable`) read as any one character or
-    none."""
+    """Whether OCR's ``read`` is ``expected`` exactly: spaces aside, the × · ² − glyphs
+    allowed in the spellings an OCR engine gives them, and a character the engine cannot
+    put out (:func:`unreadable`) read as any one character or none."""
     lacking = unreadable(expected)
     pattern = "".join(_pattern(ch, lacking) for ch in _SKIPPED.sub("", expected))
     return re.fullmatch(pattern, _SKIPPED.sub("", read)) is not None

@@ -53,21 +53,41 @@ class Style:
     member_width: float = 3.2
     line_width: float = 1.6
     thin_width: float = 1.0
-    sizes: Mapping[str, float] = field(default_factory=lambda: {
-        "letter": 18.0, "load": 15.0, "dim": 14.0, "diagram": 14.0})
+    sizes: Mapping[str, float] = field(default_factory=lambda: dict(DESIGN_SIZES))
     lettering: str = "print"  # the fonts of its texts (fonts.LETTERINGS)
     pencil: bool = False  # graphite strokes of uneven pressure on textured paper (pencil.py)
     page: bool = False  # the figure set on a photocopied exam page (exam_page.py)
+    #: the text sizes a task's figure tries in turn, as multiples of ``sizes``: the first
+    #: whose layout keeps every legibility rule at the delivery profile is drawn
+    text_scales: tuple[float, ...] = (1.0,)
+    text_scale: float = 1.0  # the multiple ``sizes`` (and an exam page's texts) are drawn at
+
+    def lettered(self, scale: float) -> Style:
+        """This style with every text ``scale`` times its design size."""
+        return replace(self, sizes={k: v * scale / self.text_scale for k, v in self.sizes.items()},
+                       text_scale=scale)
+
+
+#: px: the text sizes of a figure (a joint letter, a load value, a dimension, a diagram
+#: value), read exactly by OCR at the delivery profile in the clean styles
+DESIGN_SIZES: dict[str, float] = {"letter": 18.0, "load": 15.0, "dim": 14.0, "diagram": 14.0}
+#: A photocopy blurs a 10 px capital until a decimal point or a thin 1 is gone (a "1.5 m"
+#: read as "15m", "EI" as "El", measured by the visibility proof), so the blurred styles
+#: letter their figures larger, stepping down to the design size only when a figure has
+#: no room for larger texts at the delivery profile.
+BLURRED_TEXT_SCALES = (1.3, 1.15, 1.0)
 
 
 STYLES: dict[str, Style] = {
     "cad": Style("cad", _NORMAL),
     "textbook": Style("textbook", _TEXTBOOK, jitter=0.9, member_width=3.0),
-    "scanned": Style("scanned", _TEXTBOOK, jitter=0.5, scanned=True, member_width=3.4),
+    "scanned": Style("scanned", _TEXTBOOK, jitter=0.5, scanned=True, member_width=3.4,
+                     text_scales=BLURRED_TEXT_SCALES),
     # the hand wobble stays under the 3 px kept free around labels, as in textbook
     "sketch": Style("sketch", _GRAPHITE, jitter=1.1, member_width=3.0, lettering="hand",
                     pencil=True),
-    "exam-page": Style("exam-page", _NORMAL, member_width=3.0, page=True),
+    "exam-page": Style("exam-page", _NORMAL, member_width=3.0, page=True,
+                       text_scales=BLURRED_TEXT_SCALES),
     # a drawing sheet of several views (render/compose/sheet.py): clean CAD line work
     "sheet": Style("sheet", _NORMAL),
 }
