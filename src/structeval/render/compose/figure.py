@@ -306,7 +306,8 @@ def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float
     check_drawable(parsed)
     base = get_style(style, scheme)
     words = wording or Wording()
-    for n, text_scale in enumerate(_text_scales(base, shown), 1):
+    scales = _text_scales(base, shown)
+    for n, text_scale in enumerate(scales, 1):
         st = base.lettered(text_scale)
         if scale is not None:
             scene, letters, _ = _composer(parsed, st, seed, words, shown, None)(
@@ -314,7 +315,7 @@ def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float
             return scene, letters
         scene, letters, verdict = _laid_out(parsed, st, seed, words, shown, profile,
                                             min_long_side)
-        if verdict in ("fits", "unfitted") or n == len(_text_scales(base, shown)):
+        if verdict in ("fits", "unfitted") or n == len(scales):
             return scene, letters
     raise AssertionError("a style has at least one text scale")
 

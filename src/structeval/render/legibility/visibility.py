@@ -400,7 +400,6 @@ def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: fl
     return list(zip(out, which, strict=True))
 
 
-_SPACES = re.compile(r"\s+")
 #: what a reader skips: spaces (an exam page's blanks to fill in are ruled lines, not
 #: underscores, so no allowance is needed for them)
 _SKIPPED = re.compile(r"\s+")
