@@ -22,7 +22,8 @@ from structeval.render.scene.styles import BLURRED_TEXT_SCALES, DESIGN_SIZES, ge
 
 #: a scanned core beam with room for large texts; an exam-page hard frame that has none
 #: at 1.3 times (its 1.3-times page breaks the text rules at 1568 px); an exam-dimensioned
-#: scanned beam, which keeps the clean size
+#: scanned beam in mm, lettered larger like the rest (the symbolic reader rebuilds it:
+#: tests/test_readability.py)
 ROOMY, CRAMPED, EXAM = "beam-s1-0054", "frame-hard-s22-0247", "beam-hard-s22-0117"
 
 
@@ -56,7 +57,7 @@ def test_the_blurred_styles_letter_larger_and_step_down_only_without_room() -> N
     assert check(record, profile=DELIVERY_LONG_SIDE) == []
     exam, _, block = _scene(EXAM)
     assert presentation_of(block).dimensioning == "exam" and exam.style.name == "scanned"
-    assert exam.style.text_scale == 1.0
+    assert exam.style.text_scale == BLURRED_TEXT_SCALES[0]
 
 
 def test_an_exam_page_rules_its_blanks_instead_of_typing_underscores() -> None:

@@ -14,6 +14,7 @@ import json
 import math
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -227,13 +228,28 @@ def test_the_exam_page_names_its_figure_and_frames_it(language: str) -> None:
         assert statement.startswith(f"Problem {facts.number}. For the frame shown in Fig.")
 
 
-def test_the_figure_is_moved_onto_the_page_not_shrunk() -> None:
+def test_the_figure_is_moved_onto_the_page_not_shrunk(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every glyph point of the figure maps onto its place on the page by one similarity
     whose scale is at least the standalone figure's zoom divided by its own (the figure is
-    never reduced below its design size). Exam-dimensioned, so that the page's figure is
-    lettered at the clean size as the cad figure is (a fully dimensioned one is lettered
-    larger on a photocopied page: tests/test_blurred_styles.py)."""
-    page, alone, _ = _page("truss", "zh", "exam")
+    never reduced below its design size). The standalone figure is the cad one lettered at
+    the size the page's figure took (a photocopied page letters its figure larger:
+    tests/test_blurred_styles.py), so that both are laid out from the same design pixels."""
+    from structeval.render.compose import figure
+    from structeval.render.compose.figure import Wording, build_scene
+    from structeval.render.legibility import DELIVERY_LONG_SIDE
+
+    page, _, _ = _page("truss", "zh", "exam")
+    block, model = _task("truss")
+    seed = block["image"]["seed"]
+    shown = Presentation(language="zh", style="exam-page", dimensioning="exam")
+    scene, _ = build_scene(model, "exam-page", None, "normal", seed, Wording.of(shown, "truss"),
+                           shown, profile=DELIVERY_LONG_SIDE)
+    assert scene.style.text_scale > 1.0  # lettered larger than the cad figure's design
+    real = figure.get_style
+    monkeypatch.setattr(figure, "get_style", lambda name, scheme="normal": replace(
+        real(name, scheme), text_scales=(scene.style.text_scale,)) if name == "cad"
+        else real(name, scheme))
+    alone = layout_model(model, seed=seed, presentation=shown.with_(style="cad"))
     a = _glyph_points(alone, lambda it: True)
     b = _glyph_points(page, lambda it: it.kind != "page")
     assert len(a) == len(b) > 10

@@ -183,6 +183,15 @@ def _bare(p: XY, q: XY, boxes: tuple[tuple[float, float, float, float], ...]) ->
     return n * bare / steps
 
 
+def _covers_at(spots: list[Spot], here: list[int]) -> tuple[tuple[float, float, float, float], ...]:
+    """What is drawn at the first of ``here`` (nearest the tick): its own symbols and those
+    of every other place on the same point (a couple and the start of a row of arrows at
+    one point are one place to a reader, whichever the line reaches first)."""
+    first = spots[here[0]].px
+    return tuple(box for i in here if math.dist(spots[i].px, first) <= ON_LINE
+                 for box in spots[i].cover)
+
+
 def coordinates(d: Drawing, top: Topology, spots: list[Spot]) -> list[dict[str, float]]:
     """Per spot, the coordinates the chains give it ({"x": …, "y": …} as far as known)."""
     chains = _chains(d)
@@ -202,7 +211,8 @@ def coordinates(d: Drawing, top: Topology, spots: list[Spot]) -> list[dict[str, 
                     raise ReadError(f"two ticks give one place two {c.axis} coordinates")
             here.sort(key=lambda i: math.dist(spots[i].px, inner))
             prev, allowed = inner, set()
-            if here and _bare(inner, spots[here[0]].px, spots[here[0]].cover) > BRIDGE * d.yard:
+            if here and _bare(inner, spots[here[0]].px, _covers_at(spots, here)) > (
+                    BRIDGE * d.yard):
                 continue  # the line stops short of everything: it points at nothing
             for i in here:
                 allowed = allowed | set(spots[i].members)

@@ -184,11 +184,14 @@ def _near_structure(top: Topology, p: XY) -> float:
 def force_place(top: Topology, tail: XY, tip: XY, yard: float) -> Place:
     d = unit(sub(tip, tail))
     reach = REACH * yard
-    # laid beside a member it is parallel to (not on it): the place is level with the tip
+    # laid beside a member it is parallel to (not on it): the place is level with the tip;
+    # but a head that touches another member nearer than that one acts where it touches
+    nearest = _near_structure(top, tip)
     for m in top.members:
         a, b = top.segment(m)
-        if parallel(d, sub(b, a)) and JOIN < point_segment(tip, a, b) <= reach and (
-                abs(point_segment(tip, a, b) - point_segment(tail, a, b)) <= JOIN):
+        beside = point_segment(tip, a, b)
+        if parallel(d, sub(b, a)) and JOIN < beside <= min(reach, nearest + JOIN) and (
+                abs(beside - point_segment(tail, a, b)) <= JOIN):
             q, t = foot(tip, a, b)
             slack = JOIN / math.dist(a, b)
             if -slack <= t <= 1 + slack:

@@ -306,7 +306,7 @@ def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float
     check_drawable(parsed)
     base = get_style(style, scheme)
     words = wording or Wording()
-    scales = _text_scales(base, shown)
+    scales = base.text_scales
     for n, text_scale in enumerate(scales, 1):
         st = base.lettered(text_scale)
         if scale is not None:
@@ -318,17 +318,6 @@ def build_scene(model: Model | Mapping[str, Any] | str, style: str, scale: float
         if verdict in ("fits", "unfitted") or n == len(scales):
             return scene, letters
     raise AssertionError("a style has at least one text scale")
-
-
-def _text_scales(style: Style, shown: Presentation | None) -> tuple[float, ...]:
-    """The text sizes a figure tries: the style's, but only the clean size for exam
-    dimensioning. Why: lettered larger, three shipped exam-dimensioned figures (mm, the
-    scanned style) were no longer rebuilt by the symbolic reader, which ties their load
-    dimensions to the wrong chains; until the reader reads them, they keep the size the
-    readability proof holds for."""
-    if shown is not None and shown.dimensioning == "exam":
-        return style.text_scales[-1:]
-    return style.text_scales
 
 
 def _composer(parsed: Model, st: Style, seed: int, words: Wording, shown: Presentation | None,

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shlex
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -214,11 +215,13 @@ def crop_text(small: Image.Image, item: LayoutItem, scale: float,
 
 _DIGITS = "0123456789"
 _CAPITALS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_SMALL = "abcdefghijklmnopqrstuvwxyz"
 _VALUE = _DIGITS + "./×x·²kNmqPMa"  # numbers, units, the parametric symbols (q, P, M, a)
 #: what a text of each role can hold, as a reader knows it before reading (a joint
 #: letter is one capital; a load value is a number with kN or kN/m, never a capital K):
-#: Tesseract is told the role's alphabet, never the text. Roles not listed (notes, the
-#: legend, table cells, page texts) are read with the engine's whole alphabet.
+#: Tesseract is told the role's alphabet, never the text. Roles not listed (a page's
+#: texts, a table's descriptions) are read with the engine's whole alphabet; a text with
+#: Chinese characters always is (:func:`_engine`).
 ALPHABETS: dict[str, str] = {
     "letter": _CAPITALS,
     **dict.fromkeys(("value", "value-start", "value-end", "far-value", "total-value",
@@ -235,6 +238,11 @@ ALPHABETS: dict[str, str] = {
     "cell-value": _VALUE + "sdrwn",  # "7.5 kN/m²", or "as drawn" for the drawn loads
     "cell-factor": _DIGITS + ".—",
     "drawing-number": _CAPITALS + _DIGITS + "-",
+    # a figure's or a sheet's notes: English prose that states its units in SI symbols,
+    # which have no capital K (kN is never KN). Read with the whole alphabet, the engine
+    # doubled the k of "kN, kN/m and kN/m²" on 72 sheets even drawn clean at 32 px
+    # capitals (docs/visibility-proof.md)
+    "note": _CAPITALS.replace("K", "") + _SMALL + _DIGITS + ".,;:()/-'=²",
 }
 #: a load table's column heading → the role its cells are read with
 _COLUMNS = {"REF": "cell-ref", "VALUE": "cell-value", "LC": "cell-factor"}
@@ -350,8 +358,10 @@ def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: fl
             listing = root / f"list-{number:04d}.txt"
             listing.write_text("\n".join(names) + "\n", encoding="utf-8")
             try:
-                config = f"--psm {psm}" + (f" -c tessedit_char_whitelist={alphabet}"
-                                           if alphabet else "")
+                # pytesseract splits the config as a shell would: the alphabet is quoted
+                config = f"--psm {psm}" + (
+                    " -c " + shlex.quote(f"tessedit_char_whitelist={alphabet}")
+                    if alphabet else "")
                 text = pytesseract.image_to_string(str(listing), lang=lang, config=config,
                                                    timeout=timeout)
             except pytesseract.TesseractNotFoundError:
