@@ -390,8 +390,9 @@ def test_every_sheet_text_is_read_with_an_alphabet_that_holds_it(
         shipped_sheets: list[Sheet]) -> None:
     """The visibility proof reads a load-table cell with its column's alphabet (a
     reference "Q1", a value "7.5 kN/m²" or "as drawn", a factor "1.35"), told by the heading
-    above it, and a grid bubble with capitals and digits: every shipped text of those
-    roles is in its alphabet, and each column of every load table got its own."""
+    above it, a grid bubble with capitals and digits, and a general note without a capital
+    K: every shipped text of those roles is in its alphabet, and each column of every load
+    table got its own."""
     from structeval.render.legibility.visibility import ALPHABETS, reading_roles
 
     outside: dict[str, set[str]] = {}

@@ -206,11 +206,16 @@ def delivered(scene: Scene, style: Style, seed: int, min_long_side: int | None,
               zoom: float | None) -> tuple[Canvas, list[LayoutItem]]:
     """The canvas and the layout record in delivered pixels (after the scanned tilt)."""
     canvas = stored_canvas(scene, style, min_long_side, zoom)
-    items = placed_items(scene, canvas)
-    if style.scanned or style.page:
-        turn = tilt_map(canvas.width, canvas.height, seed)
-        items = [it.mapped(turn) for it in items]
-    return canvas, items
+    return canvas, _tilted(placed_items(scene, canvas), canvas, style, seed)
+
+
+def _tilted(items: list[LayoutItem], canvas: Canvas, style: Style, seed: int
+            ) -> list[LayoutItem]:
+    """The record on the canvas turned by the seed's tilt, for a scanned or page style."""
+    if not (style.scanned or style.page):
+        return items
+    turn = tilt_map(canvas.width, canvas.height, seed)
+    return [it.mapped(turn) for it in items]
 
 
 def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
@@ -218,7 +223,9 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
            zoom: float | None = None) -> RenderResult:
     """Rasterise, degrade for the scanned style (lay on paper for the sketch, photocopy
     for the exam page), and package the result."""
-    canvas, items = delivered(scene, style, seed, min_long_side, zoom)
+    canvas = stored_canvas(scene, style, min_long_side, zoom)
+    placed = placed_items(scene, canvas)
+    items = _tilted(placed, canvas, style, seed)
     image = rasterize(scene, canvas, seed, highlight)
     jpeg = None
     if style.scanned:
@@ -226,8 +233,7 @@ def finish(scene: Scene, style: Style, seed: int, highlight: Mapping[str, RGB],
     elif style.pencil:
         image, jpeg = on_paper(image, seed, canvas.zoom)
     elif style.page:
-        texts = [it.bbox for it in placed_items(scene, canvas) if it.text]
-        image, jpeg = photocopy(image, seed, canvas.zoom, texts)
+        image, jpeg = photocopy(image, seed, canvas.zoom, [it.bbox for it in placed if it.text])
     return RenderResult(image, items, letters, scene.k, style.name, seed, canvas.zoom, jpeg)
 
 

@@ -45,6 +45,7 @@ import math
 import os
 import re
 import shlex
+import string
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -214,8 +215,8 @@ def crop_text(small: Image.Image, item: LayoutItem, scale: float,
 
 
 _DIGITS = "0123456789"
-_CAPITALS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-_SMALL = "abcdefghijklmnopqrstuvwxyz"
+_CAPITALS = string.ascii_uppercase
+_SMALL = string.ascii_lowercase
 _VALUE = _DIGITS + "./×x·²kNmqPMa"  # numbers, units, the parametric symbols (q, P, M, a)
 #: what a text of each role can hold, as a reader knows it before reading (a joint
 #: letter is one capital; a load value is a number with kN or kN/m, never a capital K):
