@@ -17,6 +17,7 @@ from ..annotation.legend import draw_legend
 from ..annotation.letters import joint_names, place_letters
 from ..annotation.placement import RADII, place_label
 from ..legibility import DELIVERY_LONG_SIDE, RULES, Record, check
+from ..legibility.arrow_lines import clashes
 from ..legibility.delivery import profile_scale
 from ..legibility.record import box_distance, glyph_segments
 from ..legibility.texts import NEAREST_PAD, NEAREST_RATIO, labelled_type
@@ -245,15 +246,7 @@ def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = N
     A ``row`` of a beam drawn in two (:mod:`.rows`) takes the whole beam's values and
     letters, draws its break mark and leaves the legend to the whole."""
     shown = shown or Presentation()
-    scene = Scene(style, k, values=row.values if row else value_text(model, shown),
-                  shown=shown)
-    draw_members(scene, model)
-    draw_hinges(scene, model)
-    if row is not None:
-        cut = model.point(row.cut)
-        draw_break(scene, scene.px(cut.x, cut.y), row.cut, row.outward)
-    requests = draw_supports(scene, model)
-    requests += draw_loads(scene, model)
+    scene, requests = _structure_and_loads(model, style, k, shown, row)
     plans = plan_dimensions(scene, model)  # before labels: they keep off extension lines
     letters = {}
     if lettered:
@@ -264,6 +257,39 @@ def lay_out(model: Model, style: Style, k: float, shown: Presentation | None = N
     if row is None:
         draw_legend(scene)  # legend and unit note, below it all
     return scene, letters
+
+
+#: shares of their usual length, in turn, that two force arrows running together on one
+#: line are drawn at (a short bay between opposite forces laid beside its member)
+SHORTER_ARROWS = (0.75, 0.6)
+
+
+def _structure_and_loads(model: Model, style: Style, k: float, shown: Presentation,
+                         row: Row | None) -> tuple[Scene, list[LabelRequest]]:
+    """The members, hinges, break mark, supports and loads of :func:`lay_out`, and the
+    requests for their value texts.
+
+    Two opposite forces at neighbouring joints, each laid beside the member between them,
+    meet tail to tail and read as one double-headed arrow (rule ``arrow-lines``). Which
+    arrows run together shows only once all are drawn, so the drawing starts again with
+    those two shorter, then shorter still; when that does not part them, the layout is
+    left to the rule, which calls it crowded and gives the figure more room."""
+    shorter: dict[str, float] = {}
+    for share in (*SHORTER_ARROWS, None):
+        scene = Scene(style, k, values=row.values if row else value_text(model, shown),
+                      shown=shown)
+        draw_members(scene, model)
+        draw_hinges(scene, model)
+        if row is not None:
+            cut = model.point(row.cut)
+            draw_break(scene, scene.px(cut.x, cut.y), row.cut, row.outward)
+        requests = draw_supports(scene, model)
+        requests += draw_loads(scene, model, shorter)
+        pairs = clashes(Record(scene.layout.items, 0, 0, on_page=False))
+        if not pairs or share is None:
+            break
+        shorter.update({it.owner: share for a, b, _ in pairs for it in (a, b)})
+    return scene, requests
 
 
 def lay_out_rows(model: Model, style: Style, k: float, shown: Presentation | None,

@@ -9,7 +9,8 @@ these facts rebuilds every task exactly.
 
 Rules (see each module): ``size`` (long side ≥ 1,600 px), ``couples``, ``supports``
 (:mod:`.symbols`), ``texts`` and ``dimensions`` (:mod:`.texts`), ``coordinates`` and
-``load-positions``, ``arrows`` (:mod:`.positions`), ``page-texts`` (:mod:`.page`: the
+``load-positions``, ``arrows`` (:mod:`.positions`), ``arrow-lines`` (:mod:`.arrow_lines`:
+no two force arrows on one line), ``page-texts`` (:mod:`.page`: the
 words of an exam page around the figure), ``legend`` (:mod:`.legend`: the parametric
 legend and the unit note), ``symmetry``, ``levels`` and ``slopes`` (:mod:`.exam`),
 ``glyph-sizes`` (:mod:`.glyph_sizes`: texts, arrowheads, arcs and circles large enough)
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .arrow_lines import arrow_lines
 from .delivery import DELIVERY_LONG_SIDE, PROFILES, SMALL_LONG_SIDE, at_profile
 from .exam import levels, slopes, symmetry
 from .glyph_sizes import glyph_sizes
@@ -53,7 +55,7 @@ RULES: dict[str, Rule] = {
     "size": size, "couples": couples, "supports": supports, "text-overlaps": overlaps,
     "text-association": association, "dimensions": dimension_texts,
     "coordinates": coordinates, "load-positions": load_positions, "arrows": arrows_point,
-    "page-texts": page_texts,
+    "arrow-lines": arrow_lines, "page-texts": page_texts,
     "legend": legend, "symmetry": symmetry, "levels": levels, "slopes": slopes,
     "glyph-sizes": glyph_sizes, "hinges": hinges,
 }

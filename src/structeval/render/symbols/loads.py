@@ -10,6 +10,7 @@ force, drawn where it can be seen.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from ...model.semantics import couple, force_direction, link_axis, position_on_link, unit
 from ...model.semantics import world_point_of_load as world_point
@@ -66,14 +67,16 @@ def _occupied_around(scene: Scene, model: Model, load: PointLoad | BendingMoment
 
 
 def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
-                    ) -> list[LabelRequest]:
+                    arrow_len: float = ARROW_LEN) -> list[LabelRequest]:
+    """The force's arrow (``arrow_len`` px of it outside any rows it must reach past)
+    where it reads best, and the request for its value text."""
     dx, dy = force_direction(model, load)
     sign = -1.0 if load.value < 0 else 1.0
     a = (dx * sign, -dy * sign)  # figure axes
     at = scene.px(*world_point(model, load))
     gap = _tip_gap(scene, model, load)
     reach = _row_reach(model, occ, load, (-a[0], -a[1]))
-    length = ARROW_LEN + reach
+    length = arrow_len + reach
     # rows on the load's own member(s) may be crossed by the first option only: its arrow
     # was lengthened to reach past them
     mine = {load.target.id} if load.target.type == "link" else {
@@ -85,7 +88,7 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
     # meets the structure); the arrow may stop a little short of a crowded joint
     options = [("push", along(along(at, a, -g), a, -length), along(at, a, -g), own_rows)
                for g in (gap, gap + 5.0, gap + 10.0)]
-    options += [("pull", along(at, a, g), along(at, a, g + ARROW_LEN), frozenset())
+    options += [("pull", along(at, a, g), along(at, a, g + arrow_len), frozenset())
                 for g in (gap, gap + 5.0)]
     around = _occupied_around(scene, model, load)
     if any(abs(a[0] * d[1] - a[1] * d[0]) < 1e-9 for d in around):
@@ -96,7 +99,7 @@ def draw_point_load(scene: Scene, model: Model, load: PointLoad, occ: Occupancy,
             beside = (at[0] - a[1] * side * SIDE_OFFSET, at[1] + a[0] * side * SIDE_OFFSET)
             # only where no other member is: a tip on another member would say "here"
             if all(point_segment_distance(beside, p, q) > 0.7 * SIDE_OFFSET for p, q in others):
-                options.append(("beside", along(beside, a, -ARROW_LEN), beside, frozenset()))
+                options.append(("beside", along(beside, a, -arrow_len), beside, frozenset()))
     slanted = _needs_angle_mark(model, load, a)
 
     def lies_on_member(mode: str) -> bool:
@@ -279,8 +282,13 @@ def _target(load: PointLoad | BendingMoment | DistributedLoad) -> str:
     return f"{load.target.type}:{load.target.id}"
 
 
-def draw_loads(scene: Scene, model: Model) -> list[LabelRequest]:
-    """Rows first (they decide how long the other arrows must be), then couples, then forces."""
+def draw_loads(scene: Scene, model: Model, shorter: Mapping[str, float] | None = None,
+               ) -> list[LabelRequest]:
+    """Rows first (they decide how long the other arrows must be), then couples, then
+    forces; the arrow of a force named in ``shorter`` is drawn that share of its usual
+    length (two arrows that would otherwise run together on one line: the figure's
+    second try, :func:`..compose.figure.lay_out`)."""
+    shorter = shorter or {}
     occ = Occupancy()
     requests: list[LabelRequest] = []
     gap = scene.style.member_width / 2 + 1.5
@@ -294,5 +302,6 @@ def draw_loads(scene: Scene, model: Model) -> list[LabelRequest]:
             requests += draw_moment(scene, model, load)
     for load in model.loads:
         if isinstance(load, PointLoad):
-            requests += draw_point_load(scene, model, load, occ)
+            requests += draw_point_load(scene, model, load, occ,
+                                        ARROW_LEN * shorter.get(load.id, 1.0))
     return requests
