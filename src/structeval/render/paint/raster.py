@@ -120,7 +120,7 @@ class _Painter:
         else:
             assert isinstance(p, Text)
             dx = self.rng.uniform(-amp, amp) * 0.4 * ss if amp else 0.0
-            draw_text(self.image, self.draw, p.x * ss, p.y * ss, p.text, p.size, p.lettering,
+            draw_text(self.image, self.draw, p.x * ss, p.y * ss, p.text, p.drawn_size, p.lettering,
                       self.colour(p.role, keys), self.rng, dx)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from ...presentation import Presentation
 from ..reading.value_text import ValueText
-from .fonts import cap_height, current_lettering, text_size
+from .fonts import cap_height, current_lettering, fitted_size, text_size
 from .glyphs import Anchor, Glyph
 from .layout import Layout
 from .shapes import XY, Box, Capsule, Rect, Shape, Similarity, rect_union
@@ -55,6 +55,13 @@ class Text:
     size: float
     role: str = "text"
     lettering: str = "print"  # the fonts it is drawn in (see fonts.LETTERINGS)
+    fit: float | None = None  # the ink's width as laid out, enlarged with it (None: as drawn)
+
+    @property
+    def drawn_size(self) -> float:
+        """The size its ink is drawn at: ``size``, a little less where the font at that
+        size would run past ``fit`` (:func:`.fonts.fitted_size`)."""
+        return fitted_size(self.text, self.size, self.lettering, self.fit)
 
 
 Prim = Stroke | Fill | Disc | Text
@@ -74,7 +81,7 @@ class Painted:
 
 def prim_bbox(p: Prim) -> Rect:
     if isinstance(p, Text):
-        w, h = text_size(p.text, p.size, p.lettering)
+        w, h = text_size(p.text, p.drawn_size, p.lettering)
         return (p.x, p.y, p.x + w, p.y + h)
     if isinstance(p, Disc):
         r = p.r + p.width
@@ -107,7 +114,8 @@ def placed(p: Prim, f: Similarity) -> Prim:
     k = f.scale
     if isinstance(p, Text):
         x, y = f((p.x, p.y))
-        return replace(p, x=x, y=y, size=p.size * k)
+        laid = p.fit if p.fit is not None else text_size(p.text, p.size, p.lettering)[0]
+        return replace(p, x=x, y=y, size=p.size * k, fit=laid * k)
     if isinstance(p, Disc):
         return replace(p, center=f(p.center), r=p.r * k, width=p.width * k)
     if isinstance(p, Stroke):
