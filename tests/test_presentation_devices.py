@@ -323,9 +323,32 @@ def test_the_expression_parser() -> None:
         lexicon(["a = 2 m", "a = 3 m"])
 
 
-def test_legend_symbols_are_not_joint_letters(frame: Model) -> None:
-    record = _record(frame, {"values": "parametric"})
-    assert "P" not in record["letters"] and "M" not in record["letters"]
+def _long_truss() -> Model:
+    """16 joints: enough that the 14th joint would be lettered P (A … Z skip I and O)."""
+    points = ([{"id": f"B{i}", "x": 2 * i, "y": 0} for i in range(9)]
+              + [{"id": f"T{i}", "x": 2 * i, "y": 2} for i in range(1, 8)])
+    pairs = ([(f"B{i}", f"B{i + 1}") for i in range(8)]
+             + [(f"T{i}", f"T{i + 1}") for i in range(1, 7)]
+             + [(f"B{i}", f"T{i}") for i in range(1, 8)] + [("B0", "T1"), ("T7", "B8")]
+             + [(f"T{i}", f"B{i + 1}") for i in range(1, 4)]
+             + [(f"B{i}", f"T{i + 1}") for i in range(4, 7)])
+    return parse_model({
+        "points": points, "links": [{"id": f"L{n}", "a": a, "b": b}
+                                    for n, (a, b) in enumerate(pairs)],
+        "supports": [{"id": "S1", "at": {"type": "point", "id": "B0"}, "kind": "pin"},
+                     {"id": "S2", "at": {"type": "point", "id": "B8"}, "kind": "roller"}],
+        "loads": [{"id": f"F{i}", "kind": "pointLoad", "at": {"type": "point", "id": f"T{i}"},
+                   "value": 10 * (1 + i % 2), "angleDeg": 270, "angleMode": "world",
+                   "flip": 1} for i in range(1, 8)]})
+
+
+def test_legend_symbols_are_not_joint_letters() -> None:
+    record = _record(_long_truss(), {"values": "parametric"})
+    legend = next(it["text"] for it in record["items"] if (it.get("text") or "").startswith("P ="))
+    letters = list(record["letters"])
+    assert legend == "P = 20 kN, a = 2 m" and len(letters) == 16
+    assert "P" not in letters and letters[12:14] == ["N", "Q"]  # P is the legend's force
+    assert not any(c in "IO" for name in letters for c in name)
 
 
 # -- millimetres ------------------------------------------------------------------------

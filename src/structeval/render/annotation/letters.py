@@ -1,4 +1,10 @@
-"""Point letters A, B, C, … in model order, so text and figure can name joints."""
+"""Point letters A, B, C, … in model order, so text and figure can name joints.
+
+Neither I nor O names a joint, as neither names a grid line on a drawing sheet (the
+drafting rule): beside a hinge circle or a member an I reads as a 1 or a stroke and an
+O as a 0 or a circle, and a lone ``I`` or the ``I`` of ``AI`` was where the OCR proof
+most often misread a clean joint letter (read as nothing, ``1`` or ``Al``).
+"""
 
 from __future__ import annotations
 
@@ -16,14 +22,20 @@ from .placement import free_direction, place_label
 LETTER_RADII = (3.0, 6.0, 10.0, 15.0, 21.0, 28.0, 38.0, 50.0)
 
 
+#: the letters joints are named with: the capitals without I and O
+JOINT_ALPHABET = "".join(c for c in string.ascii_uppercase if c not in "IO")
+
+
 def letter_names(count: int) -> list[str]:
-    """A … Z, then AA, AB, … (spreadsheet style), never running out."""
+    """A … Z, then AA, AB, … (spreadsheet style, over :data:`JOINT_ALPHABET`), never
+    running out."""
     names = []
+    base = len(JOINT_ALPHABET)
     for i in range(count):
         name, n = "", i
         while True:
-            name = string.ascii_uppercase[n % 26] + name
-            n = n // 26 - 1
+            name = JOINT_ALPHABET[n % base] + name
+            n = n // base - 1
             if n < 0:
                 break
         names.append(name)
