@@ -204,11 +204,16 @@ def test_the_same_note_in_a_sans_serif_face_reads_el():
 @needs_ocr
 def test_a_character_the_engine_cannot_put_out_reads_as_any_one():
     """The engine's own character sets lack ± (both models) and 铰, 桁 (the Chinese one):
-    such a character may read as any one character, the rest of the text exactly."""
+    such a character may read as any one character but a Latin letter or digit, the rest
+    of the text exactly: a crop of "2 × 2a" read "22a" is not "2 × a"."""
     assert unreadable("±0.000") == {"±"} and unreadable("EI = constant") == frozenset()
     assert {"铰", "桁"} <= unreadable("本桁架各杆两端均为铰接。")
     assert "常" not in unreadable("EA = 常数")
     assert reads_as("±0.000", "+0.000") and not reads_as("±0.000", "+0.00")
+    assert not reads_as("±0.000", "20.000") and not reads_as("2 × a", "22a")
+    assert reads_as("2 × a", "2xa") and reads_as("2 × a", "2*a") and reads_as("2 × a", "2a")
+    # a superscript digit the engine lacks may read as a digit, never as a letter
+    assert reads_as("kN/m²", "kN/m7") and not reads_as("kN/m²", "kN/mz")
     assert reads_as("本桁架各杆两端均为铰接。", "本栓架各杆两端均为匀接。")
     assert not reads_as("本桁架各杆两端均为铰接。", "本栓架各杆两端为匀接。")
 
@@ -260,13 +265,19 @@ def test_no_reader_setting_reads_a_text_that_is_not_there(clean):
 @needs_ocr
 def test_a_note_is_read_without_a_capital_k_and_can_still_miss():
     """The sheets' units note, drawn clean in the drawings' face (40 px, capitals of about
-    29 px), read with the whole alphabet doubles a k ("kKN/m") even through every second
-    setting; with the notes' alphabet (no capital K: SI unit symbols have none) it reads.
-    That alphabet still tells one note from another: the same crop is not read as a note
-    that says "or" where it says "and"."""
+    29 px), read with the whole alphabet doubles a k ("kKN/m") through every setting but
+    the last (the crop half as large again); with the notes' alphabet (no capital K: SI
+    unit symbols have none) the first reading reads it. That alphabet still tells one
+    note from another: the same crop is not read as a note that says "or" where it says
+    "and"."""
     from PIL import ImageFont
 
-    from structeval.render.legibility.visibility import ALPHABETS, read_crops
+    from structeval.render.legibility.visibility import (
+        ALPHABETS,
+        SECOND_READINGS,
+        read_crops,
+        read_crops_detailed,
+    )
     from structeval.render.scene.fonts import LATIN, font_of
 
     text = "Dimensions and levels in metres; loads in kN, kN/m and kN/m²."
@@ -274,7 +285,9 @@ def test_a_note_is_read_without_a_capital_k_and_can_still_miss():
     crop = Image.new("L", (round(font.getlength(text)) + 40, 80), 255)
     ImageDraw.Draw(crop).text((20, 13), text, font=font, fill=0)
     assert "K" not in ALPHABETS["note"]
-    whole, note = read_crops([(text, crop), (text, crop)], roles=["", "note"])
-    assert not reads_as(text, whole) and reads_as(text, note), (whole, note)
+    (whole, by), (note, first) = read_crops_detailed([(text, crop), (text, crop)],
+                                                     roles=["", "note"])
+    assert by == len(SECOND_READINGS[False]) and reads_as(text, whole), (whole, by)
+    assert first == 0 and reads_as(text, note), (note, first)
     other = text.replace("kN/m and", "kN/m or")
     assert not reads_as(other, read_crops([(other, crop)], roles=["note"])[0])

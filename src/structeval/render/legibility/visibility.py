@@ -301,12 +301,16 @@ CHUNK = 400
 #: in the pixels is read by none of them (tests/test_visibility.py pairs crops with other
 #: texts and finds no false reading).
 SECOND_READINGS: dict[bool, tuple[tuple[str, str], ...]] = {
-    False: (("7", "binary"), ("8", "grey"), ("7", "smaller")),  # a line
-    True: (("7", "grey"), ("8", "grey"), ("10", "smaller")),  # a single character
+    False: (("7", "binary"), ("8", "grey"), ("7", "smaller"), ("7", "larger")),  # a line
+    True: (("7", "grey"), ("8", "grey"), ("10", "smaller"), ("10", "larger")),  # one character
 }
 #: the "smaller" image form: the crop reduced to this share (a sheet's "7.5" is read as
 #: "7.9" at the first size and as drawn at three quarters of it)
 SMALLER = 0.75
+#: the "larger" image form: the crop enlarged by this factor (a crisp 17 px joint letter
+#: "X" got no reading at the first size and every other setting, "1 m" of 12 px read as
+#: "m"; both read as drawn half as large again)
+LARGER = 1.5
 
 Engine = tuple[str, str, str, str]  # language, page segmentation mode, alphabet, image form
 
@@ -350,9 +354,10 @@ def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: fl
                 image = crops[index][1]
                 if form == "binary":
                     image = _binarised(image)
-                elif form == "smaller":
-                    image = image.resize((max(1, round(image.width * SMALLER)),
-                                          max(1, round(image.height * SMALLER))),
+                elif form in ("smaller", "larger"):
+                    k = SMALLER if form == "smaller" else LARGER
+                    image = image.resize((max(1, round(image.width * k)),
+                                          max(1, round(image.height * k))),
                                          Image.Resampling.LANCZOS)
                 image.save(path)
                 names.append(str(path))
@@ -414,6 +419,7 @@ def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: fl
 #: what a reader skips: spaces (an exam page's blanks to fill in are ruled lines, not
 #: underscores, so no allowance is needed for them)
 _SKIPPED = re.compile(r"\s+")
+_SUPERSCRIPTS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹")
 _SPELLINGS = {"×": "[x×X]", "·": "[.·\\-•]?", "²": "[2²]", "−": "[-−]"}
 
 
@@ -451,11 +457,13 @@ def engine_characters(lang: str) -> frozenset[str] | None:
 
 def unreadable(text: str) -> frozenset[str]:
     """The characters of ``text`` the engine that reads it has no class for: it cannot
-    put them out, so each is allowed to read as any one character or none (or as one of
-    its :data:`_SPELLINGS`): the engine drops a "²" it has no class for as often as it
-    spells it "2". Measured on the shipped texts: × · ² − ± (the English model),
-    ± 铰 桁 （ ） — (the Chinese model); see docs/visibility-proof.md. Without the
-    engine's character set (no ``combine_tessdata``), only the spellings are allowed."""
+    put them out, so each is allowed to read as any one character but a Latin letter or
+    digit (a superscript digit as any but a letter), or none (or as one of its
+    :data:`_SPELLINGS`): the engine drops a "²" it has
+    no class for as often as it spells it "2". Measured on the shipped texts: × · ² − ±
+    (the English model), ± 铰 桁 （ ） — (the Chinese model); see
+    docs/visibility-proof.md. Without the engine's character set (no
+    ``combine_tessdata``), only the spellings are allowed."""
     known = engine_characters(_engine(text)[0])
     if known is None:
         return frozenset()
@@ -463,14 +471,21 @@ def unreadable(text: str) -> frozenset[str]:
 
 
 def _pattern(ch: str, lacking: frozenset[str]) -> str:
+    # a character the engine lacks may come out as another one of its kind: a superscript
+    # digit as any character but a letter (the engine reads a small raised 2 as 7), any
+    # other as a sign, never a Latin letter or digit ("2 × 2a" read "22a" must not pass
+    # for "2 × a", nor a level "±0.000" read "20.000")
     spelt = _SPELLINGS.get(ch, re.escape(ch))
-    return f"(?:{spelt}|.)?" if ch in lacking else spelt
+    if ch not in lacking:
+        return spelt
+    return f"(?:{spelt}|{'[^A-Za-z]' if ch in _SUPERSCRIPTS else '[^0-9A-Za-z]'})?"
 
 
 def reads_as(expected: str, read: str) -> bool:
     """Whether OCR's ``read`` is ``expected`` exactly: spaces aside, the × · ² − glyphs
     allowed in the spellings an OCR engine gives them, and a character the engine cannot
-    put out (:func:`unreadable`) read as any one character or none."""
+    put out (:func:`unreadable`) read as any one character that is not a Latin letter or
+    digit (a superscript digit: not a letter), or as none."""
     lacking = unreadable(expected)
     pattern = "".join(_pattern(ch, lacking) for ch in _SKIPPED.sub("", expected))
     return re.fullmatch(pattern, _SKIPPED.sub("", read)) is not None
