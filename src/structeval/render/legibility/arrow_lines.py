@@ -7,8 +7,10 @@ longer says which value belongs to which head (found in review of ``truss-s21-00
 where 12 kN at N and 50 kN at O became one arrow). The same holds for two arrows
 that follow each other on one line with less than an arrowhead of paper between
 them, or that run side by side closer than an arrowhead is wide: a reader sees one
-stroke. The rule refuses such pairs; a layout that breaks it is crowded, and the
-figure is drawn again with more room (:func:`..compose.figure.fit`).
+stroke. The rule refuses such pairs (:func:`clashes` names them): the figure draws
+those two arrows shorter (``compose.figure._structure_and_loads``), and a layout that
+still breaks the rule is crowded and is drawn again with more room
+(``compose.figure.fit``).
 """
 
 from __future__ import annotations

@@ -459,11 +459,10 @@ def unreadable(text: str) -> frozenset[str]:
     """The characters of ``text`` the engine that reads it has no class for: it cannot
     put them out, so each is allowed to read as any one character but a Latin letter or
     digit (a superscript digit as any but a letter), or none (or as one of its
-    :data:`_SPELLINGS`): the engine drops a "²" it has
-    no class for as often as it spells it "2". Measured on the shipped texts: × · ² − ±
-    (the English model), ± 铰 桁 （ ） — (the Chinese model); see
-    docs/visibility-proof.md. Without the engine's character set (no
-    ``combine_tessdata``), only the spellings are allowed."""
+    :data:`_SPELLINGS`): the engine drops a "²" it has no class for as often as it
+    spells it "2". Measured on the shipped texts: × · ² − ± (the English model),
+    ± 铰 桁 （ ） — (the Chinese model); see docs/visibility-proof.md. Without the
+    engine's character set (no ``combine_tessdata``), only the spellings are allowed."""
     known = engine_characters(_engine(text)[0])
     if known is None:
         return frozenset()
