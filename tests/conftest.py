@@ -100,7 +100,8 @@ def shipped_figures_b():  # type: ignore[no-untyped-def]
 #: session fixtures that take minutes to build → the xdist group of the tests using them:
 #: with ``--dist loadgroup`` (pyproject's addopts) each is built by one worker, not by all
 HEAVY_FIXTURES = {"shipped_figures": "shipped", "shipped_figures_b": "shipped",
-                  "shipped_sheets": "sheets"}
+                  "shipped_sheets": "sheets",
+                  "visibility_sample": "visibility"}  # tests/test_visibility.py
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups into node ids

@@ -22,12 +22,14 @@ from PIL import Image
 from ..render.legibility.visibility import (
     OCR_STYLES,
     GlyphReading,
+    TextInk,
     TextReading,
     crop_text,
     delivered,
     glyph_readings,
     read_crops_detailed,
     reading_roles,
+    text_ink,
     texts_of,
 )
 from ..render.paint.degrade import tilt_deg
@@ -45,6 +47,9 @@ class VisibilityReport:
     tasks: int = 0
     texts: list[TextReading] = field(default_factory=list)
     glyphs: list[GlyphReading] = field(default_factory=list)
+    inks: list[TextInk] = field(default_factory=list)  # every text's size, strokes, contrast
+    #: task → (style, the image file read): what a stored proof record names and hashes
+    images: dict[str, tuple[str, Path]] = field(default_factory=dict)
 
     def text_misses(self, styles: Iterable[str] = OCR_STYLES) -> list[TextReading]:
         """Texts of the exact-OCR styles that did not read as drawn."""
@@ -53,6 +58,11 @@ class VisibilityReport:
 
     def glyph_problems(self) -> list[tuple[GlyphReading, list[str]]]:
         return [(g, g.problems) for g in self.glyphs if g.problems]
+
+    def ink_problems(self) -> list[tuple[TextInk, list[str]]]:
+        """Texts (of every style) below a size, stroke or contrast minimum: the check
+        that holds the hand lettering OCR does not read reliably."""
+        return [(t, t.problems) for t in self.inks if t.problems]
 
     def shares(self) -> dict[str, tuple[int, int]]:
         """Style → (texts read exactly, texts)."""
@@ -67,6 +77,12 @@ class VisibilityReport:
 def raw_paths(data_dir: Path, pattern: str = "*") -> list[Path]:
     return [p for p in sorted((data_dir / RAW_DIR).glob("*.json"))
             if fnmatch.fnmatchcase(p.stem, pattern)]
+
+
+def style_of(path: Path) -> str:
+    """The style a raw problem file's image is drawn in."""
+    _, block, _ = read_raw(path)
+    return presentation_of(block).style
 
 
 def check_tasks(paths: Sequence[Path], data_dir: Path, profile: int) -> VisibilityReport:
@@ -92,7 +108,9 @@ def check_tasks(paths: Sequence[Path], data_dir: Path, profile: int) -> Visibili
             pending.append((block["id"], shown.style, item.role, item.text or "",
                             (item.bbox[3] - item.bbox[1]) * scale))
             roles.append(reading_role)
+            report.inks.append(text_ink(block["id"], shown.style, small, item, scale, tilt))
         report.glyphs += glyph_readings(block["id"], small, record.layout, scale)
+        report.images[block["id"]] = (shown.style, data_dir / IMAGE_DIR / image["file"])
         report.tasks += 1
     readings = read_crops_detailed(crops, roles=roles)
     for (task, style, role, text, height), (read, setting) in zip(pending, readings,

@@ -27,7 +27,7 @@ from ...phrasebook import QUESTIONS, say, statement_key
 from ..scene.fonts import cap_height, lettering, text_size
 from ..scene.glyphs import Glyph
 from ..scene.layout import Layout
-from ..scene.scene import LAYER_TEXT, LAYER_THIN, Painted, Scene, Stroke, Text, placed, prim_bbox
+from ..scene.scene import LAYER_TEXT, LAYER_THIN, Scene, Stroke, Text, absorb, prim_bbox
 from ..scene.shapes import Capsule, Rect, Similarity, rect_union
 from ..scene.typeset import wrap
 
@@ -38,6 +38,11 @@ PORTRAIT = 1.414  # height / width of a sheet
 MAX_PORTRAIT_WIDTH = 1100.0  # px: wider pages are as tall as their content
 SIZES = {"header": 20.0, "term": 14.0, "fields": 14.0, "section": 16.0, "statement": 16.0,
          "caption": 15.0, "question": 16.0, "page-number": 14.0}
+#: a Chinese page's texts are lettered this much larger than an English page's: a
+#: character of ten to fifteen strokes in the box of a Latin capital loses strokes to the
+#: photocopy blur once the page is shrunk to the delivery profile (the visibility proof
+#: read 轴 as 铀 or 负 and 班 as 丙 on 20 and 14 px lines)
+CJK_SCALE = 1.25
 LINE_PITCH = 1.7  # of the size, between the tops of consecutive lines
 PAGES = 6
 
@@ -75,13 +80,18 @@ def caption(facts: PageFacts, language: str) -> str:
 class _Typesetter:
     """Adds page texts line by line, top to bottom."""
 
-    def __init__(self, page: Scene, left: float, width: float, name: str):
+    def __init__(self, page: Scene, left: float, width: float, name: str, scale: float = 1.0):
         self.page, self.left, self.width, self.name = page, left, width, name
+        self.scale = scale  # of the style's page sizes (:data:`CJK_SCALE` on a Chinese page)
         self.y = MARGIN
+
+    def size(self, role: str) -> float:
+        """The px size of a page text of ``role``."""
+        return SIZES[role] * self.page.style.text_scale * self.scale
 
     def add(self, role: str, text: str, *, align: str = "left", wrap_lines: bool = True,
             y: float | None = None) -> None:
-        size = SIZES[role] * self.page.style.text_scale
+        size = self.size(role)
         lines = wrap(text, size, self.width, self.name) if wrap_lines else [text]
         for line in lines:
             w = text_size(line, size, self.name)[0]
@@ -101,7 +111,7 @@ class _Typesetter:
         Why: typeset as characters, the blanks were read as stray commas and colons once
         an exam page was lettered larger (the visibility proof); a printed form rules
         its blanks, and a rule is not text."""
-        size = SIZES[role] * self.page.style.text_scale
+        size = self.size(role)
         glyph = Glyph("text", lengths={"size": size, "cap": cap_height(size, self.name)})
         labels = [run.strip() for run in re.findall(r"[^_]+", text) if run.strip()]
         line = self.y + max(text_size(label, size, self.name)[1] for label in labels) + 2.0
@@ -154,7 +164,7 @@ def compose_page(figure: Scene, seed: int, language: str, category: str | None) 
     width = text_width + 2 * MARGIN
     page = Scene(figure.style, figure.k, Layout(), shown=figure.shown)
     name = "page" if language == "zh" else "print"
-    ts = _Typesetter(page, MARGIN, text_width, name)
+    ts = _Typesetter(page, MARGIN, text_width, name, CJK_SCALE if language == "zh" else 1.0)
     with lettering(name):
         ts.add("header", say("page.header", language), align="centre")
         ts.add("term", say("page.term", language, year=facts.year, next=facts.year + 1),
@@ -168,9 +178,7 @@ def compose_page(figure: Scene, seed: int, language: str, category: str | None) 
         ts.gap(10.0)
         shift = Similarity.shift_zoom(MARGIN + (text_width - (fx1 - fx0)) / 2 - fx0,
                                       ts.y - fy0, 1.0)
-        page.painted.extend(Painted(placed(p.prim, shift), p.layer, p.keys)
-                            for p in figure.painted)
-        page.layout.items.extend(it.mapped(shift) for it in figure.layout.items)
+        absorb(page, figure, shift)  # each primitive still names the item it draws
         ts.y += fy1 - fy0 + 14.0
         ts.add("caption", caption(facts, language), align="centre")
         ts.gap(22.0)

@@ -59,10 +59,11 @@ from PIL import Image, ImageOps
 
 from ..scene.layout import LayoutItem
 from .delivery import profile_scale
-from .glyph_sizes import MIN_ARROW_HEAD, MIN_COUPLE_HEAD, MIN_HINGE_R
+from .glyph_sizes import MIN_ARROW_HEAD, MIN_COUPLE_HEAD, MIN_HINGE_R, MIN_TEXT_CAP
 
-#: Styles whose every text must be read exactly by OCR at the profile.
-OCR_STYLES = frozenset({"cad", "textbook", "scanned", "exam-page"})
+#: Styles whose every text must be read exactly by OCR at the profile (a sheet at its
+#: native size).
+OCR_STYLES = frozenset({"cad", "textbook", "scanned", "exam-page", "sheet"})
 #: Pixels of the delivered image kept around a text's box when it is cropped (upright);
 #: what lies further out is paper to the reader (a neighbouring stroke is not the text).
 CROP_MARGIN = 1
@@ -80,8 +81,16 @@ GLYPH_MIN_PX = {"arrow": MIN_ARROW_HEAD,  # arrowhead length (the glyph-sizes ru
                 "couple": MIN_COUPLE_HEAD,  # the smaller of arc radius and arrowhead length
                 "hinge": MIN_HINGE_R,  # circle radius
                 "support": 12.0}  # joint to ground line
-#: Least ink contrast (paper grey − ink grey, of 255) at a glyph's key points.
+#: Least ink contrast (paper grey − ink grey, of 255) at a glyph's key points, and of a
+#: text's darkest ink.
 MIN_CONTRAST = 60
+#: Least stroke width of a text in the delivered pixels, in pixels of black a stroke
+#: crosses (:func:`text_ink`). Measured over every shipped text: the exact-OCR styles
+#: cross 0.78 or more (a textbook text, read exactly), the sheets 1.26; the sketch
+#: style's grey pencil down to 0.58, and its texts of 0.6-0.7 px read by OCR as often as
+#: its others (97.5 %). A hairline shrunk below a pixel (a 1 px outline at a quarter of
+#: its size) crosses 0.44
+MIN_TEXT_STROKE = 0.5
 _PAPER_CUTOFF = 128  # darker pixels than this are ink when the paper grey is estimated
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
@@ -103,6 +112,16 @@ def ocr_available() -> str | None:
     if "chi_sim" not in langs:
         return "tesseract-ocr-chi-sim (apt-get install tesseract-ocr-chi-sim)"
     return None
+
+
+def engine_version() -> str:
+    """Tesseract's version, as a proof record names the reader it was read with."""
+    try:
+        import pytesseract
+
+        return str(pytesseract.get_tesseract_version())
+    except (OSError, RuntimeError, ValueError) as exc:  # not found, not runnable, no version
+        raise OcrUnavailable(f"the Tesseract version cannot be read ({exc})") from None
 
 
 # ------------------------------------------------------------------ the delivered image
@@ -176,19 +195,16 @@ def _binarised(crop: Image.Image) -> Image.Image:
     return Image.fromarray(np.where(arr > threshold, 255, 0).astype(np.uint8))
 
 
-def crop_text(small: Image.Image, item: LayoutItem, scale: float,
-              tilt_deg: float = 0.0) -> Image.Image:
-    """A text's box from the delivered image, upright, on white paper, at the size the
-    engine reads best.
+def upright_crop(small: Image.Image, item: LayoutItem, scale: float,
+                 tilt_deg: float = 0.0) -> tuple[Image.Image, float]:
+    """(a text's box cut upright from the delivered image with :data:`CROP_MARGIN` px
+    round it, on white paper, at the delivered size; the paper's grey it was divided by).
 
     Why each step: the paper of the scanned, pencil and page styles is grey, and a crop
     pasted on a white border then shows an edge the engine reads as a mark; the region
     is turned upright before the box is cut, so a long tilted line does not bring its
     neighbours' ink; only :data:`CROP_MARGIN` px round the box are kept, since a
-    reader does not take a nearby tick or member for part of a text; the size is set
-    from the text's capital height, not its box, as a page line's box holds its
-    leading. None of this adds information: a text too small or too blurred to read in
-    the delivered pixels stays unreadable."""
+    reader does not take a nearby tick or member for part of a text."""
     x0, y0, x1, y1 = (v * scale for v in item.bbox)
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     w, h = upright_size(x1 - x0, y1 - y0, tilt_deg)
@@ -203,8 +219,19 @@ def crop_text(small: Image.Image, item: LayoutItem, scale: float,
         region = region.rotate(-tilt_deg, resample=Image.Resampling.BICUBIC, fillcolor=255,
                                center=(ox, oy))
     m = CROP_MARGIN
-    crop = region.crop((round(ox - w / 2 - m), round(oy - h / 2 - m),
-                        round(ox + w / 2 + m), round(oy + h / 2 + m)))
+    return region.crop((round(ox - w / 2 - m), round(oy - h / 2 - m),
+                        round(ox + w / 2 + m), round(oy + h / 2 + m))), paper
+
+
+def crop_text(small: Image.Image, item: LayoutItem, scale: float,
+              tilt_deg: float = 0.0) -> Image.Image:
+    """A text's box from the delivered image (:func:`upright_crop`), at the size the
+    engine reads best: set from the text's capital height, not its box, as a page
+    line's box holds its leading. None of this adds information: a text too small or
+    too blurred to read in the delivered pixels stays unreadable."""
+    crop, _ = upright_crop(small, item, scale, tilt_deg)
+    h = upright_size((item.bbox[2] - item.bbox[0]) * scale, (item.bbox[3] - item.bbox[1]) * scale,
+                     tilt_deg)[1]
     single = len((item.text or "").strip()) == 1
     factor = (OCR_CAP_SINGLE if single else OCR_CAP) / max(_cap_px(item, scale, h), 1.0)
     crop = crop.resize((max(1, round(crop.width * factor)), max(1, round(crop.height * factor))),
@@ -299,9 +326,11 @@ CHUNK = 400
 #: drawings: a crisp 22 px "2.5 m" read as "2.9m", "Part III" as "' Part III"), which its
 #: word mode or a black-and-white copy of the same crop do not share; a text that is not
 #: in the pixels is read by none of them (tests/test_visibility.py pairs crops with other
-#: texts and finds no false reading).
+#: texts, and with their own texts given a doubled digit or a decimal point, and finds no
+#: false reading).
 SECOND_READINGS: dict[bool, tuple[tuple[str, str], ...]] = {
-    False: (("7", "binary"), ("8", "grey"), ("7", "smaller"), ("7", "larger")),  # a line
+    False: (("7", "binary"), ("8", "grey"), ("7", "smaller"), ("7", "larger"),  # a line
+            ("7", "wider"), ("10", "glyphs")),
     True: (("7", "grey"), ("8", "grey"), ("10", "smaller"), ("10", "larger")),  # one character
 }
 #: the "smaller" image form: the crop reduced to this share (a sheet's "7.5" is read as
@@ -311,6 +340,83 @@ SMALLER = 0.75
 #: "X" got no reading at the first size and every other setting, "1 m" of 12 px read as
 #: "m"; both read as drawn half as large again)
 LARGER = 1.5
+#: the "wider" image form: the crop stretched sideways by this factor, its height kept.
+#: The engine's decoder merges two like characters or drops a small point that sit close
+#: together: a clean 18 px "7.5" on a sheet read as "Vine" or "75" and a note number "5."
+#: as ".", both read as drawn once the characters stand further apart
+WIDER = 1.5
+
+
+_SINGLE = OCR_CAP_SINGLE / OCR_CAP  # a line's crop → a single character's size
+
+
+def glyph_pieces(crop: Image.Image) -> list[Image.Image]:
+    """The "glyphs" image form: the crop cut at every column without ink into the
+    glyphs (or runs of touching glyphs) it holds, left to right, each on white paper of
+    its own and at the size and in the black and white a single character is read at
+    (:data:`OCR_CAP_SINGLE`), to be read one by one.
+
+    Why: in a line, the engine reads DejaVu Serif "11a" as "lla" (or, told a value's
+    alphabet, "1a"), drawn crisp at any size from 13 to 24 px; a glyph read on its own
+    is not taken for part of a word. A piece with no reading makes the whole reading
+    none (:func:`join_pieces`), so a decimal point the engine does not read alone is
+    never dropped: "1.5" cannot read as "15" this way."""
+    ink = np.asarray(_binarised(crop), dtype=np.uint8) < 128
+    columns = ink.any(axis=0)
+    pieces: list[Image.Image] = []
+    x = 0
+    while x < len(columns):
+        if not columns[x]:
+            x += 1
+            continue
+        start = x
+        while x < len(columns) and columns[x]:
+            x += 1
+        piece = crop.crop((max(0, start - 1), 0, min(crop.width, x + 1), crop.height))
+        piece = piece.resize((max(1, round(piece.width * _SINGLE)),
+                              max(1, round(piece.height * _SINGLE))), Image.Resampling.LANCZOS)
+        pieces.append(ImageOps.expand(_binarised(piece), border=OCR_BORDER, fill=255))
+    return pieces
+
+
+#: the image forms that change a glyph's shape or its context: stretched sideways, or
+#: cut out of its line (:func:`may_reshape`)
+RESHAPED = frozenset({"wider", "glyphs"})
+
+
+def may_reshape(alphabet: str) -> bool:
+    """Whether a text whose role is read with ``alphabet`` (:data:`ALPHABETS`; "" the
+    whole) may be read in a :data:`RESHAPED` form: only when that alphabet holds no
+    capital I and no small l (a value, a dimension, a legend, a plan's bay). A bare
+    upright stroke stretched, or alone, is read as whatever the engine likes best:
+    "EI = constant" in a sans-serif face, whose I is also an l, reads "El" in its line
+    and "EI" stretched. With an alphabet that leaves only the 1, or in its line, the
+    reader has the context a person has."""
+    return bool(alphabet) and "I" not in alphabet and "l" not in alphabet
+
+
+def join_pieces(readings: Sequence[str]) -> str:
+    """One reading of a text read glyph by glyph: the pieces' readings in order, or none
+    when a piece had none (or when there was no piece)."""
+    if not readings or not all(readings):
+        return ""
+    return "".join(readings)
+
+
+def _image_forms(image: Image.Image, form: str) -> list[Image.Image]:
+    """The image(s) the engine is given for a crop in ``form``."""
+    if form == "binary":
+        return [_binarised(image)]
+    if form in ("smaller", "larger"):
+        k = SMALLER if form == "smaller" else LARGER
+        return [image.resize((max(1, round(image.width * k)), max(1, round(image.height * k))),
+                             Image.Resampling.LANCZOS)]
+    if form == "wider":
+        return [image.resize((max(1, round(image.width * WIDER)), image.height),
+                             Image.Resampling.LANCZOS)]
+    if form == "glyphs":
+        return glyph_pieces(image)
+    return [image]
 
 Engine = tuple[str, str, str, str]  # language, page segmentation mode, alphabet, image form
 
@@ -348,19 +454,16 @@ def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: fl
 
         def run(job: tuple[Engine, list[int]], number: int, into: list[str]) -> None:
             (lang, psm, alphabet, form), indices = job
-            names = []
+            names: list[str] = []
+            owners: list[int] = []  # the crop each listed image belongs to
             for index in indices:
-                path = root / f"crop-{number:04d}-{index:06d}.png"
-                image = crops[index][1]
-                if form == "binary":
-                    image = _binarised(image)
-                elif form in ("smaller", "larger"):
-                    k = SMALLER if form == "smaller" else LARGER
-                    image = image.resize((max(1, round(image.width * k)),
-                                          max(1, round(image.height * k))),
-                                         Image.Resampling.LANCZOS)
-                image.save(path)
-                names.append(str(path))
+                for n, image in enumerate(_image_forms(crops[index][1], form)):
+                    path = root / f"crop-{number:04d}-{index:06d}-{n:03d}.png"
+                    image.save(path)
+                    names.append(str(path))
+                    owners.append(index)
+            if not names:
+                return
             listing = root / f"list-{number:04d}.txt"
             listing.write_text("\n".join(names) + "\n", encoding="utf-8")
             try:
@@ -376,8 +479,12 @@ def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: fl
             except RuntimeError as exc:  # pytesseract's own timeout
                 raise OcrUnavailable(f"Tesseract did not read {len(indices)} crops within "
                                      f"{timeout:g} s ({exc})") from None
-            for index, page in zip(indices, text.split("\f"), strict=False):
-                into[index] = page.strip()
+            pages: dict[int, list[str]] = {}
+            for index, page in zip(owners, text.split("\f"), strict=False):
+                pages.setdefault(index, []).append(page.strip())
+            for index in indices:
+                read = pages.get(index, [])
+                into[index] = join_pieces(read) if form == "glyphs" else "".join(read[:1])
 
         def run_all(which: list[int], number: int, into: list[str]) -> int:
             groups: dict[Engine, list[int]] = {}
@@ -392,6 +499,7 @@ def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: fl
             return number + len(jobs)
 
         done = run_all(list(range(len(crops))), 0, out)
+        told = [engine[2] for engine in engines]  # each crop's role alphabet ("" the whole)
         # a role's alphabet can leave Tesseract with no reading at all (its best guess not
         # in it): such a crop is read once more with the whole alphabet, and that reading
         # is the one compared
@@ -404,7 +512,9 @@ def read_crops_detailed(crops: Sequence[tuple[str, Image.Image]], *, timeout: fl
         for setting in range(max(len(v) for v in SECOND_READINGS.values())):
             missed = [i for i, (text, _) in enumerate(crops)
                       if not which[i] and not reads_as(text, out[i])
-                      and setting < len(SECOND_READINGS[len(text.strip()) == 1])]
+                      and setting < len(SECOND_READINGS[len(text.strip()) == 1])
+                      and (SECOND_READINGS[len(text.strip()) == 1][setting][1] not in RESHAPED
+                           or may_reshape(told[i]))]
             again = [""] * len(crops)
             for i in missed:
                 psm, form = SECOND_READINGS[len(crops[i][0].strip()) == 1][setting]
@@ -555,6 +665,52 @@ def _key_points(item: LayoutItem) -> tuple[float, list[tuple[float, float]]]:
         (ax, ay), (bx, by) = line[0], line[-1]
         return size, [((ax + bx) / 2, (ay + by) / 2)]
     return size, [g.points["attach"]]
+
+
+@dataclass(frozen=True)
+class TextInk:
+    """One text's ink at the profile: what the proof holds a text to in a face OCR does
+    not read reliably (the hand lettering), and measures for every other text too."""
+
+    task: str
+    style: str
+    text: str
+    cap_px: float  # its capital height (from the record) at the profile
+    stroke_px: float  # its strokes' width (:func:`text_ink`)
+    contrast: float  # paper grey − its darkest ink
+
+    @property
+    def problems(self) -> list[str]:
+        out = []
+        if self.cap_px < MIN_TEXT_CAP:
+            out.append(f"capitals {self.cap_px:.1f} px < {MIN_TEXT_CAP:g}")
+        if self.stroke_px < MIN_TEXT_STROKE:
+            out.append(f"strokes {self.stroke_px:.2f} px < {MIN_TEXT_STROKE:g}")
+        if self.contrast < MIN_CONTRAST:
+            out.append(f"ink contrast {self.contrast:.0f} < {MIN_CONTRAST}")
+        return out
+
+
+def text_ink(task: str, style: str, small: Image.Image, item: LayoutItem, scale: float,
+             tilt_deg: float = 0.0) -> TextInk:
+    """A text's size, stroke width and contrast in the delivered pixels.
+
+    The stroke width is the ink a row of the upright crop crosses per stroke, in pixels
+    of black: each ink pixel counts by its darkness against the paper (1 for black),
+    summed and divided by the strokes the rows cross (runs of ink in the black-and-white
+    crop). What a reader sees of a stroke is that integral, not its outline: a
+    hairline shrunk below a pixel, or a pencil stroke that fades, crosses less than a
+    pixel of black even where its outline survives the threshold."""
+    crop, paper = upright_crop(small, item, scale, tilt_deg)
+    arr = np.asarray(crop, dtype=np.float64)
+    darkest = float(np.percentile(arr, 2)) if arr.size else 255.0
+    mask = np.asarray(_binarised(crop), dtype=np.uint8) < 128
+    runs = int((mask[:, 1:] & ~mask[:, :-1]).sum() + mask[:, :1].sum()) if mask.size else 0
+    darkness = (255.0 - arr) / 255.0  # of black on this paper: 1 a black pixel
+    stroke = float(darkness[mask].sum()) / runs if runs else 0.0  # the text's own ink only
+    cap = _cap_px(item, scale, (item.bbox[3] - item.bbox[1]) * scale)
+    return TextInk(task, style, item.text or "", cap, stroke,
+                   (255.0 - darkest) * paper / 255.0)
 
 
 def glyph_readings(task: str, small: Image.Image, items: Iterable[LayoutItem],
